@@ -1,0 +1,426 @@
+#!/usr/bin/env python3
+"""Trains the digit model (models/digits.onnx) from scratch, reproducibly.
+
+Classes: 0 = empty cell (pencil marks count as empty), 1-9 = the digit, printed or handwritten.
+Input: a batch of raw gray cell images, float32 [N, 1, 32, 32] with values 0..255, cut from the
+grid rectified exactly as src/cells.rs does it (see `rectify` below). The model normalises each
+cell itself, so the Rust side hands over pixels and nothing else.
+
+Data (nothing is downloaded):
+  1. synthetic grids rendered from Debian fonts (models/fonts.txt), printed digits, handwriting
+     fonts in pen colours, pencil marks, then warped in perspective onto a background with
+     light gradients, blur, noise and JPEG artefacts, and rectified with jittered corners;
+  2. the real cells of ../shared/data/kubiesa/cells-train;
+  3. cells of the Wicht photos (../shared/data/wicht-v2-train) whose number is not a multiple
+     of 5, cut with the published corners plus jitter. Multiples of 5 are held out (WICHT_HOLDOUT).
+Never trained on: ../shared/data/kubiesa/photos-val.
+
+Usage: models/setup-training && /work/train-venv/bin/python models/train.py [--epochs N]
+"""
+
+import argparse
+import csv
+import glob
+import io
+import os
+import random
+import re
+import subprocess
+import sys
+import time
+
+import cv2
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from PIL import Image, ImageDraw, ImageFont
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "data"))
+WORK = os.path.join(HERE, ".work")
+
+CELL = 32  # must equal cells::CELL in src/cells.rs
+GRID = 9 * CELL
+
+
+def wicht_holdout(name):
+    """Wicht photos whose number is a multiple of 5 are never trained on (held-out split)."""
+    return int(re.findall(r"\d+", os.path.basename(name))[0]) % 5 == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Rectification: the same steps as src/cells.rs, so training cells look like inference cells.
+# ---------------------------------------------------------------------------------------------
+def rectify(gray, corners):
+    """Warps the grid with corners TL, TR, BR, BL (image pixels) to a GRID x GRID image.
+    When the grid is more than twice that size, the region around it is first shrunk with
+    area interpolation to 1.5 x GRID, because a bilinear warp alone would alias."""
+    corners = np.asarray(corners, np.float64)
+    sides = [np.linalg.norm(corners[i] - corners[(i + 1) % 4]) for i in range(4)]
+    longest = max(sides)
+    if longest > 2 * GRID:
+        h, w = gray.shape
+        x0 = int(max(0, np.floor(corners[:, 0].min()) - 2))
+        y0 = int(max(0, np.floor(corners[:, 1].min()) - 2))
+        x1 = int(min(w, np.ceil(corners[:, 0].max()) + 3))
+        y1 = int(min(h, np.ceil(corners[:, 1].max()) + 3))
+        factor = 1.5 * GRID / longest
+        roi = gray[y0:y1, x0:x1]
+        nw, nh = max(1, round((x1 - x0) * factor)), max(1, round((y1 - y0) * factor))
+        gray = cv2.resize(roi, (nw, nh), interpolation=cv2.INTER_AREA)
+        corners = (corners - [x0, y0]) * [nw / (x1 - x0), nh / (y1 - y0)]
+    dst = np.array([[0, 0], [GRID, 0], [GRID, GRID], [0, GRID]], np.float32)
+    m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+    return cv2.warpPerspective(gray, m, (GRID, GRID), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def cells_of(rectified):
+    return rectified.reshape(9, CELL, 9, CELL).transpose(0, 2, 1, 3).reshape(81, CELL, CELL)
+
+
+def jitter(corners, rng, amount):
+    side = np.linalg.norm(np.asarray(corners[0]) - np.asarray(corners[2])) / 1.414
+    return np.asarray(corners, np.float64) + rng.normal(0, amount * side, (4, 2))
+
+
+# ---------------------------------------------------------------------------------------------
+# Fonts
+# ---------------------------------------------------------------------------------------------
+def font_files():
+    """(printed, handwritten) font paths from the Debian packages in fonts.txt."""
+    printed, handwritten, section = [], [], None
+    for line in open(os.path.join(HERE, "fonts.txt")):
+        if line.startswith("#"):
+            section = "hand" if "Handwriting" in line else "print"
+            continue
+        for pkg in line.split():
+            out = subprocess.run(["dpkg", "-L", pkg], capture_output=True, text=True).stdout
+            for path in out.split():
+                if not re.search(r"\.(ttf|otf)$", path, re.I) or not os.path.isfile(path):
+                    continue
+                base = os.path.basename(path)
+                if pkg == "fonts-noto-core" and not re.match(r"Noto(Sans|Serif|SansMono)-", base):
+                    continue
+                (handwritten if section == "hand" else printed).append(path)
+    usable = lambda fs: sorted(f for f in set(fs) if draws_digits(f))
+    return usable(printed), usable(handwritten)
+
+
+def draws_digits(path):
+    try:
+        font = ImageFont.truetype(path, 40)
+    except OSError:
+        return False
+    shapes = set()
+    for d in "1234567890":
+        img = Image.new("L", (60, 60), 0)
+        ImageDraw.Draw(img).text((5, 0), d, font=font, fill=255)
+        a = np.asarray(img)
+        if a.sum() < 255 * 20:
+            return False
+        shapes.add(a.tobytes())
+    return len(shapes) == 10
+
+
+# ---------------------------------------------------------------------------------------------
+# Synthetic grids
+# ---------------------------------------------------------------------------------------------
+def draw_digit(draw, font_path, digit, box, colour, rng, size_range):
+    x0, y0, x1, y1 = box
+    cell = x1 - x0
+    size = int(cell * rng.uniform(*size_range))
+    font = ImageFont.truetype(font_path, max(6, size))
+    text = str(digit)
+    l, t, r, b = draw.textbbox((0, 0), text, font=font)
+    cx = x0 + cell / 2 + rng.gauss(0, 0.05) * cell
+    cy = y0 + cell / 2 + rng.gauss(0, 0.05) * cell
+    draw.text((cx - (l + r) / 2, cy - (t + b) / 2), text, font=font, fill=colour)
+
+
+def synthetic_grid(rng, printed, handwritten):
+    """A rendered puzzle on paper, photographed: returns (gray photo, corners, labels[81])."""
+    cell = rng.randint(28, 90)
+    side = 9 * cell
+    pad = int(cell * rng.uniform(0.3, 1.5))
+    paper = tuple(int(v) for v in np.clip([rng.gauss(225, 20) for _ in range(3)], 150, 255))
+    page = Image.new("RGB", (side + 2 * pad, side + 2 * pad), paper)
+    draw = ImageDraw.Draw(page)
+    ink = tuple(int(v) for v in np.clip([rng.gauss(30, 20) for _ in range(3)], 0, 90))
+    thin = max(1, int(cell * rng.uniform(0.02, 0.06)))
+    thick = max(thin, int(cell * rng.uniform(0.04, 0.16)))
+    outer = max(thick, int(cell * rng.uniform(0.04, 0.2)))
+    for k in range(10):
+        w = outer if k in (0, 9) else thick if k % 3 == 0 else thin
+        at = pad + k * cell
+        draw.rectangle([at - w // 2, pad - outer // 2, at + (w - 1) // 2, pad + side + outer // 2], fill=ink)
+        draw.rectangle([pad - outer // 2, at - w // 2, pad + side + outer // 2, at + (w - 1) // 2], fill=ink)
+    if rng.random() < 0.15:  # shaded cells, as some newspapers print them
+        shade = tuple(int(v) for v in np.clip(np.array(paper) - rng.uniform(20, 70), 0, 255))
+        for _ in range(rng.randint(1, 4)):
+            r, c = rng.randrange(9), rng.randrange(9)
+            draw.rectangle([pad + c * cell + thin, pad + r * cell + thin, pad + (c + 1) * cell - thin, pad + (r + 1) * cell - thin], fill=shade)
+
+    font = rng.choice(printed)
+    clue_colour = ink if rng.random() < 0.8 else tuple(int(v) for v in rng.choice([(200, 30, 30), (30, 60, 170), (60, 60, 60)]))
+    hand_font = rng.choice(handwritten)
+    pen = tuple(int(v) for v in rng.choice([(20, 30, 120), (25, 25, 25), (90, 90, 95), (120, 30, 30)]))
+    labels = []
+    p_clue = rng.uniform(0.2, 0.5)
+    p_hand = rng.uniform(0, 0.6) if rng.random() < 0.4 else 0.0
+    p_pencil = rng.uniform(0, 0.5) if rng.random() < 0.3 else 0.0
+    for r in range(9):
+        for c in range(9):
+            box = (pad + c * cell, pad + r * cell, pad + (c + 1) * cell, pad + (r + 1) * cell)
+            u = rng.random()
+            if u < p_clue:
+                d = rng.randint(1, 9)
+                draw_digit(draw, font, d, box, clue_colour, rng, (0.5, 0.85))
+            elif u < p_clue + p_hand * (1 - p_clue):
+                d = rng.randint(1, 9)
+                draw_digit(draw, hand_font, d, box, pen, rng, (0.45, 0.95))
+            else:
+                d = 0
+                if rng.random() < p_pencil:
+                    pencil_marks(draw, hand_font, box, rng)
+            labels.append(d)
+
+    img = np.asarray(page)[:, :, ::-1].copy()
+    corners = np.array([[pad, pad], [pad + side, pad], [pad + side, pad + side], [pad, pad + side]], np.float64)
+    photo, corners = photograph(img, corners, rng)
+    return photo, corners, labels
+
+
+def pencil_marks(draw, font_path, box, rng):
+    x0, y0, x1, y1 = box
+    sub = (x1 - x0) / 3
+    colour = tuple(int(v) for v in rng.choice([(110, 110, 110), (40, 40, 120), (60, 60, 60)]))
+    font = ImageFont.truetype(font_path, max(5, int(sub * rng.uniform(0.6, 1.0))))
+    for d in rng.sample(range(1, 10), rng.randint(1, 5)):
+        i = d - 1
+        cx, cy = x0 + (i % 3 + 0.5) * sub, y0 + (i // 3 + 0.5) * sub
+        l, t, r, b = draw.textbbox((0, 0), str(d), font=font)
+        draw.text((cx - (l + r) / 2, cy - (t + b) / 2), str(d), font=font, fill=colour)
+
+
+def photograph(img, corners, rng):
+    """Perspective, background, light, blur, noise and JPEG: returns gray photo and corners."""
+    h, w = img.shape[:2]
+    out = int(max(h, w) * rng.uniform(1.1, 1.6))
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    margin = out - max(h, w)
+    base = np.array([[margin / 2, margin / 2], [margin / 2 + w, margin / 2], [margin / 2 + w, margin / 2 + h], [margin / 2, margin / 2 + h]])
+    dst = (base + rng_normal(rng, 0, 0.08 * w, (4, 2))).astype(np.float32)
+    m = cv2.getPerspectiveTransform(src, dst)
+    bg = tuple(int(v) for v in rng.choice([(60, 80, 100), (140, 140, 140), (200, 200, 190), (40, 40, 40), (120, 160, 190)]))
+    photo = cv2.warpPerspective(img, m, (out, out), flags=cv2.INTER_AREA if rng.random() < 0.5 else cv2.INTER_LINEAR, borderValue=bg)
+    warped = cv2.perspectiveTransform(corners.reshape(1, 4, 2), m).reshape(4, 2)
+    photo = photo.astype(np.float32)
+    yy, xx = np.mgrid[0:out, 0:out].astype(np.float32) / out
+    a, b = rng.uniform(-0.5, 0.5), rng.uniform(-0.5, 0.5)
+    light = rng.uniform(0.55, 1.1) * (1 + a * (xx - 0.5) + b * (yy - 0.5))
+    if rng.random() < 0.3:  # a hard shadow edge
+        edge = rng.uniform(0.2, 0.8)
+        light = light * np.where(xx * np.cos(a * 3) + yy * np.sin(a * 3) > edge, rng.uniform(0.5, 0.85), 1.0)
+    photo = photo * light[:, :, None]
+    gray = cv2.cvtColor(np.clip(photo, 0, 255).astype(np.uint8), cv2.COLOR_BGR2GRAY)
+    scale = rng.uniform(0.35, 1.0)
+    gray = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    warped = warped * scale
+    sigma = rng.uniform(0, 1.6)
+    if sigma > 0.3:
+        gray = cv2.GaussianBlur(gray, (0, 0), sigma)
+    gray = np.clip(gray + rng_normal(rng, 0, rng.uniform(0, 8), gray.shape), 0, 255).astype(np.uint8)
+    ok, jpg = cv2.imencode(".jpg", gray, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(35, 95)])
+    gray = cv2.imdecode(jpg, cv2.IMREAD_GRAYSCALE)
+    return gray, warped
+
+
+def rng_normal(rng, mu, sigma, shape):
+    return np.random.default_rng(rng.randrange(2**32)).normal(mu, sigma, shape)
+
+
+def synthetic_cells(count_grids, seed):
+    rng = random.Random(seed)
+    printed, handwritten = font_files()
+    print(f"fonts: {len(printed)} printed, {len(handwritten)} handwritten", flush=True)
+    xs, ys = [], []
+    for i in range(count_grids):
+        photo, corners, labels = synthetic_grid(rng, printed, handwritten)
+        rect = rectify(photo, jitter(corners, np.random.default_rng(seed + i), 0.006))
+        xs.append(cells_of(rect))
+        ys.extend(labels)
+    return np.concatenate(xs), np.array(ys)
+
+
+# ---------------------------------------------------------------------------------------------
+# Real data
+# ---------------------------------------------------------------------------------------------
+def kubiesa_cells():
+    xs, ys = [], []
+    root = os.path.join(DATA, "kubiesa", "cells-train")
+    for cls in sorted(os.listdir(root)):
+        label = int(cls) if cls.isdigit() else 0
+        for path in sorted(glob.glob(os.path.join(root, cls, "*.jpg"))):
+            gray = cv2.imread(path, cv2.IMREAD_GRAYSCALE)
+            xs.append(cv2.resize(gray, (CELL, CELL), interpolation=cv2.INTER_AREA))
+            ys.append(label)
+    return np.stack(xs), np.array(ys)
+
+
+def wicht_truth():
+    """{photo path: (corners, 81 labels)} for every Wicht photo."""
+    root = os.path.join(DATA, "wicht-v2-train")
+    out = {}
+    for row in csv.reader(open(os.path.join(root, "outlines.csv"))):
+        if len(row) < 9:
+            continue
+        path = os.path.join(root, row[0])
+        corners = np.array([float(v) for v in row[1:9]]).reshape(4, 2)
+        lines = open(path[:-4] + ".dat").read().split("\n")[2:11]
+        labels = [int(v) for line in lines for v in line.split()]
+        out[path] = (corners, labels)
+    return out
+
+
+def wicht_cells(holdout, copies, seed):
+    rng = np.random.default_rng(seed)
+    xs, ys = [], []
+    for path, (corners, labels) in sorted(wicht_truth().items()):
+        if wicht_holdout(path) != holdout:
+            continue
+        gray = cv2.imread(path, cv2.IMREAD_GRAYSCALE)
+        for k in range(copies):
+            rect = rectify(gray, corners if k == 0 else jitter(corners, rng, 0.006))
+            xs.append(cells_of(rect))
+            ys.extend(labels)
+    return np.concatenate(xs), np.array(ys)
+
+
+# ---------------------------------------------------------------------------------------------
+# Model
+# ---------------------------------------------------------------------------------------------
+class DigitNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(1, 16, 3, padding=1)
+        self.b1 = nn.BatchNorm2d(16)
+        self.c2 = nn.Conv2d(16, 32, 3, padding=1)
+        self.b2 = nn.BatchNorm2d(32)
+        self.c3 = nn.Conv2d(32, 64, 3, padding=1)
+        self.b3 = nn.BatchNorm2d(64)
+        self.fc1 = nn.Linear(64 * 4 * 4, 128)
+        self.fc2 = nn.Linear(128, 10)
+        self.drop = nn.Dropout(0.3)
+
+    def forward(self, x):
+        # Per-cell standardisation; the floor keeps an empty cell's paper grain from being
+        # blown up into strokes.
+        mean = x.mean(dim=(2, 3), keepdim=True)
+        std = x.std(dim=(2, 3), keepdim=True).clamp(min=12.0)
+        x = (x - mean) / std
+        x = F.max_pool2d(F.relu(self.b1(self.c1(x))), 2)
+        x = F.max_pool2d(F.relu(self.b2(self.c2(x))), 2)
+        x = F.max_pool2d(F.relu(self.b3(self.c3(x))), 2)
+        x = self.drop(F.relu(self.fc1(x.flatten(1))))
+        return self.fc2(x)
+
+
+def augment(batch, gen):
+    """Small shifts and scale changes (corner error) and contrast changes, on the fly."""
+    n = batch.shape[0]
+    theta = torch.zeros(n, 2, 3)
+    s = 1 + (torch.rand(n, generator=gen) - 0.5) * 0.2
+    theta[:, 0, 0] = s
+    theta[:, 1, 1] = s
+    theta[:, :, 2] = (torch.rand(n, 2, generator=gen) - 0.5) * 0.2
+    grid = F.affine_grid(theta, batch.shape, align_corners=False)
+    out = F.grid_sample(batch, grid, padding_mode="border", align_corners=False)
+    gain = 0.5 + torch.rand(n, 1, 1, 1, generator=gen)
+    return (out - 128) * gain + 128 + (torch.rand(n, 1, 1, 1, generator=gen) - 0.5) * 60
+
+
+def evaluate(model, x, y):
+    model.eval()
+    with torch.no_grad():
+        pred = torch.cat([model(x[i : i + 2048]).argmax(1) for i in range(0, len(x), 2048)])
+    return (pred == y).float().mean().item(), pred
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--synthetic-grids", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--out", default=os.path.join(HERE, "digits.onnx"))
+    args = ap.parse_args()
+
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(os.cpu_count() or 1)
+    os.makedirs(WORK, exist_ok=True)
+
+    t0 = time.time()
+    cache = os.path.join(WORK, f"synthetic-{args.synthetic_grids}-{args.seed}.npz")
+    if os.path.exists(cache):
+        z = np.load(cache)
+        sx, sy = z["x"], z["y"]
+    else:
+        sx, sy = synthetic_cells(args.synthetic_grids, args.seed)
+        np.savez_compressed(cache, x=sx, y=sy)
+    kx, ky = kubiesa_cells()
+    wx, wy = wicht_cells(holdout=False, copies=3, seed=args.seed)
+    hx, hy = wicht_cells(holdout=True, copies=1, seed=args.seed)
+    print(f"data in {time.time() - t0:.0f}s: synthetic {len(sx)}, kubiesa {len(kx)}, wicht train {len(wx)}, wicht held-out {len(hx)}", flush=True)
+
+    # Kubiesa cells are few next to the rest; repeat them so they weigh in.
+    x = np.concatenate([sx, kx, kx, kx, wx])
+    y = np.concatenate([sy, ky, ky, ky, wy])
+    x = torch.from_numpy(x.astype(np.float32)).unsqueeze(1)
+    y = torch.from_numpy(y.astype(np.int64))
+    hx_t = torch.from_numpy(hx.astype(np.float32)).unsqueeze(1)
+    hy_t = torch.from_numpy(hy.astype(np.int64))
+
+    model = DigitNet()
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps = args.epochs * ((len(x) + 255) // 256)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    gen = torch.Generator().manual_seed(args.seed)
+    for epoch in range(args.epochs):
+        model.train()
+        perm = torch.randperm(len(x), generator=gen)
+        total = 0.0
+        for i in range(0, len(x), 256):
+            idx = perm[i : i + 256]
+            xb = augment(x[idx], gen)
+            loss = F.cross_entropy(model(xb), y[idx], label_smoothing=0.05)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(idx)
+        acc, _ = evaluate(model, hx_t, hy_t)
+        print(f"epoch {epoch + 1}: loss {total / len(x):.4f}, wicht held-out cell accuracy {acc:.4%} ({time.time() - t0:.0f}s)", flush=True)
+
+    acc, pred = evaluate(model, hx_t, hy_t)
+    wrong = (pred != hy_t).nonzero().flatten().tolist()
+    print(f"final wicht held-out cell accuracy {acc:.4%}, {len(wrong)} wrong: " + ", ".join(f"{hy[i]}->{pred[i]}" for i in wrong[:40]))
+
+    model.eval()
+    example = torch.zeros(81, 1, CELL, CELL)
+    torch.onnx.export(
+        model, (example,), args.out, input_names=["cells"], output_names=["logits"],
+        dynamic_shapes={"x": {0: torch.export.Dim("batch", min=1, max=4096)}}, dynamo=True,
+    )
+    # Merge any external weight file into the one .onnx that is committed.
+    import onnx
+    m = onnx.load(args.out, load_external_data=True)
+    onnx.save_model(m, args.out, save_as_external_data=False)
+    for extra in glob.glob(args.out + ".data"):
+        os.remove(extra)
+    print(f"wrote {args.out} ({os.path.getsize(args.out) / 1e6:.2f} MB) in {time.time() - t0:.0f}s")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+//! `sudoku-ar image`: photos in, solutions (and annotated photos) out.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use opencv::core::Vector;
+use opencv::imgcodecs;
+use sudoku_ar::photo::{self, PhotoPipeline, PhotoReport, Puzzle, PuzzleReport, StageTimes};
+use sudoku_ar::read::DigitReader;
+
+#[derive(clap::Args, Debug)]
+pub struct ImageArgs {
+    /// Photos to read (JPEG, PNG, and whatever else OpenCV decodes).
+    #[arg(required = true)]
+    pub photos: Vec<PathBuf>,
+    /// Print one JSON object per photo on stdout, in the order given.
+    #[arg(long)]
+    pub json: bool,
+    /// Write each photo with the solution drawn in to this folder (created if missing), as
+    /// <name>.jpg; a puzzle that cannot be solved is outlined in red.
+    #[arg(long, short, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Use this digit model instead of the built-in one.
+    #[arg(long, value_name = "FILE")]
+    pub model: Option<PathBuf>,
+}
+
+pub fn run(args: &ImageArgs) -> anyhow::Result<ExitCode> {
+    let reader = match &args.model {
+        Some(path) => DigitReader::from_file(path)?,
+        None => DigitReader::builtin()?,
+    };
+    let mut pipeline = PhotoPipeline::new(reader);
+    if let Some(dir) = &args.output {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create output folder {}", dir.display()))?;
+    }
+    let mut out = std::io::stdout().lock();
+    let mut failed = 0;
+    for path in &args.photos {
+        let file = path.display().to_string();
+        let report = match process(&mut pipeline, path, args.output.as_deref()) {
+            Ok(puzzle) => PhotoReport::Read { file, puzzle: puzzle.as_ref().map(PuzzleReport::from) },
+            Err(err) => {
+                failed += 1;
+                PhotoReport::Failed { file, error: format!("{err:#}") }
+            }
+        };
+        if args.json {
+            writeln!(out, "{}", serde_json::to_string(&report)?)?;
+        } else {
+            writeln!(out, "{}", human_line(&report))?;
+        }
+    }
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+fn process(pipeline: &mut PhotoPipeline, path: &Path, output: Option<&Path>) -> anyhow::Result<Option<Puzzle>> {
+    let mut image = photo::load_image(path)?;
+    let mut times = StageTimes::default();
+    let puzzle = pipeline.process(&image, &mut times)?;
+    if let (Some(puzzle), Some(dir)) = (&puzzle, output) {
+        let start = std::time::Instant::now();
+        photo::annotate(&mut image, puzzle)?;
+        times.render = start.elapsed();
+        let stem = path.file_stem().map_or_else(|| "photo".into(), |s| s.to_string_lossy().into_owned());
+        let target = dir.join(format!("{stem}.jpg"));
+        let written = imgcodecs::imwrite(&*target.to_string_lossy(), &image, &Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, 92]));
+        if !matches!(written, Ok(true)) {
+            anyhow::bail!("cannot write {}", target.display());
+        }
+    }
+    tracing::debug!(file = %path.display(), ?times, "photo done");
+    Ok(puzzle)
+}
+
+fn human_line(report: &PhotoReport) -> String {
+    match report {
+        PhotoReport::Failed { file, error } => format!("{file}: error: {error}"),
+        PhotoReport::Read { file, puzzle: None } => format!("{file}: no Sudoku found"),
+        PhotoReport::Read { file, puzzle: Some(p) } => match &p.solution {
+            Some(solution) => format!("{file}: solved {solution} (clues {})", p.clues),
+            None => format!("{file}: {:?}, clues read {}", p.status, p.clues).to_lowercase(),
+        },
+    }
+}

@@ -1,0 +1,344 @@
+//! Finding the puzzle's outer square in a photo.
+//!
+//! 1. Outline candidates: the largest four-cornered outlines in an adaptive threshold of the
+//!    image, shrunk to at most [`WORK_SIDE`] pixels so that a 12 MP photo costs what a 1 MP one does.
+//! 2. Verification: each candidate is rectified and must show eight evenly spaced interior lines
+//!    each way ([`grid_score`]); a calendar, a chessboard or a text box does not.
+//! 3. Refinement at full resolution: along each side the centre of the outer border line is
+//!    measured at many points and a robust line is fitted through them; the corners are where
+//!    those lines meet, to sub-pixel accuracy.
+
+use opencv::core::{Mat, Point, Point2f, Scalar, Size, Vec4f, Vector};
+use opencv::imgproc;
+use opencv::prelude::*;
+
+use crate::error::Result;
+use crate::geometry::{Homography, Quad, distance};
+use crate::raster::GrayView;
+
+/// Longest side, in pixels, of the image the outline search works on.
+pub const WORK_SIDE: f64 = 1024.0;
+/// Side of the square a candidate is rectified to for verification: 9 cells of 20 pixels.
+const CHECK_CELL: i32 = 20;
+/// The least [`grid_score`] a Sudoku grid reaches; see its documentation.
+pub const MIN_GRID_SCORE: f64 = 0.3;
+/// How many of the largest outlines are checked before giving up.
+const MAX_CANDIDATES: usize = 12;
+
+/// A grid found in an image.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Detection {
+    /// Corners in pixels of the image searched, top-left first, clockwise.
+    pub quad: Quad,
+    /// How clearly the rectified candidate shows a 9x9 grid, from [`grid_score`].
+    pub score: f64,
+}
+
+/// Finds the largest Sudoku grid in a gray image, or None when there is none.
+pub fn find_grid(gray: &Mat) -> Result<Option<Detection>> {
+    let (width, height) = (gray.cols(), gray.rows());
+    let scale = (width.max(height) as f64 / WORK_SIDE).max(1.0);
+    let shrunk;
+    let work = if scale > 1.0 {
+        let size = Size::new((width as f64 / scale).round() as i32, (height as f64 / scale).round() as i32);
+        let mut small = Mat::default();
+        imgproc::resize(gray, &mut small, size, 0.0, 0.0, imgproc::INTER_AREA)?;
+        shrunk = small;
+        &shrunk
+    } else {
+        gray
+    };
+    for quad in outline_candidates(work)? {
+        let score = grid_score(work, &quad)?;
+        tracing::trace!(?quad, score, "grid candidate");
+        if score >= MIN_GRID_SCORE {
+            let quad = quad.scaled(scale);
+            let refined = refine_corners(&GrayView::new(gray)?, &quad, scale);
+            return Ok(Some(Detection { quad: refined, score }));
+        }
+    }
+    Ok(None)
+}
+
+/// The four-cornered outlines of dark shapes in `gray`, largest first.
+pub fn outline_candidates(gray: &Mat) -> Result<Vec<Quad>> {
+    let (width, height) = (gray.cols(), gray.rows());
+    let mut blurred = Mat::default();
+    imgproc::gaussian_blur(gray, &mut blurred, Size::new(5, 5), 0.0, 0.0, opencv::core::BORDER_DEFAULT)?;
+    let block = (width.max(height) / 40) | 1;
+    let mut binary = Mat::default();
+    imgproc::adaptive_threshold(
+        &blurred,
+        &mut binary,
+        255.0,
+        imgproc::ADAPTIVE_THRESH_MEAN_C,
+        imgproc::THRESH_BINARY_INV,
+        block.clamp(11, 51),
+        7.0,
+    )?;
+    let mut contours = Vector::<Vector<Point>>::new();
+    imgproc::find_contours(&binary, &mut contours, imgproc::RETR_LIST, imgproc::CHAIN_APPROX_SIMPLE, Point::new(0, 0))?;
+
+    let min_side = (width.min(height) as f64 * 0.12).max(54.0);
+    let mut sized = Vec::new();
+    for contour in contours.iter() {
+        let area = imgproc::contour_area(&contour, false)?;
+        if area >= min_side * min_side {
+            sized.push((area, contour));
+        }
+    }
+    sized.sort_by(|a, b| b.0.total_cmp(&a.0));
+
+    let mut quads: Vec<Quad> = Vec::new();
+    for (_, contour) in sized.iter().take(MAX_CANDIDATES * 3) {
+        let Some(quad) = quad_of(contour)? else { continue };
+        let duplicate = quads.iter().any(|q| q.max_corner_distance(&quad) < min_side * 0.02);
+        if !duplicate && quad.sides().iter().all(|&s| s >= min_side) {
+            quads.push(quad);
+        }
+        if quads.len() == MAX_CANDIDATES {
+            break;
+        }
+    }
+    quads.sort_by(|a, b| b.area().total_cmp(&a.area()));
+    Ok(quads)
+}
+
+/// The convex quadrilateral that approximates a contour's hull, if it has four corners.
+fn quad_of(contour: &Vector<Point>) -> Result<Option<Quad>> {
+    let mut hull = Vector::<Point>::new();
+    imgproc::convex_hull(contour, &mut hull, false, true)?;
+    let perimeter = imgproc::arc_length(&hull, true)?;
+    let mut approx = Vector::<Point>::new();
+    imgproc::approx_poly_dp(&hull, &mut approx, 0.03 * perimeter, true)?;
+    if approx.len() != 4 {
+        return Ok(None);
+    }
+    let points: Vec<[f64; 2]> = approx.iter().map(|p| [p.x as f64, p.y as f64]).collect();
+    let quad = Quad::from_unordered([points[0], points[1], points[2], points[3]]);
+    let sides = quad.sides();
+    let (shortest, longest) = sides.iter().fold((f64::MAX, 0.0f64), |(lo, hi), &s| (lo.min(s), hi.max(s)));
+    // A Sudoku seen at any sensible angle is not more than 2.5 times longer on one side.
+    Ok((quad.is_convex() && shortest * 2.5 >= longest).then_some(quad))
+}
+
+/// How clearly `quad` in `gray` frames a 9x9 grid: the mean share of each interior grid line
+/// (8 across, 8 down) that is dark, minus the same share along the cell middles between them.
+///
+/// A printed Sudoku scores 0.5 to 0.9, even when every cell holds a digit; a box of text, a
+/// calendar (7 columns) or a chessboard (8x8, no lines at ninths) scores below 0.2.
+pub fn grid_score(gray: &Mat, quad: &Quad) -> Result<f64> {
+    let side = 9 * CHECK_CELL;
+    let Some(image_from_grid) = Homography::from_quads(&Quad::UNIT, quad) else {
+        return Ok(0.0);
+    };
+    let Some(grid_from_image) = image_from_grid.inverse() else {
+        return Ok(0.0);
+    };
+    let check_from_image = Homography::scaling(side as f64).after(&grid_from_image);
+    let mut rectified = Mat::default();
+    imgproc::warp_perspective(
+        gray,
+        &mut rectified,
+        &check_from_image.to_mat()?,
+        Size::new(side, side),
+        imgproc::INTER_LINEAR,
+        opencv::core::BORDER_REPLICATE,
+        Scalar::default(),
+    )?;
+    let mut binary = Mat::default();
+    imgproc::adaptive_threshold(
+        &rectified,
+        &mut binary,
+        255.0,
+        imgproc::ADAPTIVE_THRESH_MEAN_C,
+        imgproc::THRESH_BINARY_INV,
+        CHECK_CELL + 1,
+        5.0,
+    )?;
+    let view = GrayView::new(&binary)?;
+    let n = side as usize;
+    let cell = CHECK_CELL as usize;
+    // Share of positions along a band (rows or columns around `centre`) where any pixel is dark.
+    let coverage = |centre: usize, horizontal: bool| -> f64 {
+        let band = centre.saturating_sub(2)..(centre + 3).min(n);
+        let hits = (0..n)
+            .filter(|&t| band.clone().any(|b| if horizontal { view.get(t, b) } else { view.get(b, t) } > 0))
+            .count();
+        hits as f64 / n as f64
+    };
+    let mut lines = Vec::with_capacity(16);
+    let mut middles = Vec::with_capacity(18);
+    for horizontal in [true, false] {
+        lines.extend((1..9).map(|k| coverage(k * cell, horizontal)));
+        middles.extend((0..9).map(|k| coverage(k * cell + cell / 2, horizontal)));
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let weakest = lines.iter().copied().fold(1.0, f64::min);
+    if weakest < 0.3 {
+        return Ok(0.0);
+    }
+    Ok(mean(&lines) - mean(&middles))
+}
+
+/// Moves each side of `quad` onto the centre of the printed border line, measured at full
+/// resolution, and returns where the fitted sides meet. `scale` is how much coarser the image
+/// was where `quad` came from, which bounds how far the true border can be.
+pub fn refine_corners(gray: &GrayView, quad: &Quad, scale: f64) -> Quad {
+    let reach = 2.0 * scale + 3.0;
+    let centre = quad.centroid();
+    let mut lines = [None; 4];
+    for (i, line) in lines.iter_mut().enumerate() {
+        let (a, b) = (quad.0[i], quad.0[(i + 1) % 4]);
+        *line = fit_side(gray, a, b, centre, reach);
+    }
+    let mut refined = *quad;
+    for i in 0..4 {
+        let (before, after) = (lines[(i + 3) % 4], lines[i]);
+        if let (Some(l1), Some(l2)) = (before, after) {
+            if let Some(p) = intersect(l1, l2) {
+                refined.0[i] = p;
+            }
+        }
+    }
+    let longest = quad.sides().into_iter().fold(0.0, f64::max);
+    let limit = reach + 0.06 * longest;
+    if refined.max_corner_distance(quad) > limit || !refined.is_convex() {
+        return *quad;
+    }
+    refined
+}
+
+/// A line as a point and a unit direction.
+type Line = ([f64; 2], [f64; 2]);
+
+/// Fits a line through the centre of the dark border near the side from `a` to `b`.
+fn fit_side(gray: &GrayView, a: [f64; 2], b: [f64; 2], centre: [f64; 2], reach: f64) -> Option<Line> {
+    const SAMPLES: usize = 48;
+    const STEP: f64 = 0.5;
+    let length = distance(a, b);
+    let dir = [(b[0] - a[0]) / length, (b[1] - a[1]) / length];
+    let mut normal = [-dir[1], dir[0]];
+    let mid = [(a[0] + b[0]) / 2.0, (a[1] + b[1]) / 2.0];
+    if (centre[0] - mid[0]) * normal[0] + (centre[1] - mid[1]) * normal[1] < 0.0 {
+        normal = [-normal[0], -normal[1]];
+    }
+    let thickest = 0.04 * length + 2.0;
+    let steps = ((2.0 * reach + thickest) / STEP) as usize + 3;
+    let mut points = Vector::<Point2f>::new();
+    let mut profile = vec![0.0; steps];
+    for j in 0..SAMPLES {
+        let s = 0.06 + 0.88 * j as f64 / (SAMPLES - 1) as f64;
+        let p = [a[0] + (b[0] - a[0]) * s, a[1] + (b[1] - a[1]) * s];
+        for (k, value) in profile.iter_mut().enumerate() {
+            let t = -reach + k as f64 * STEP;
+            *value = gray.sample(p[0] + normal[0] * t, p[1] + normal[1] * t);
+        }
+        if let Some(offset) = border_centre(&profile, reach, thickest, STEP) {
+            points.push(Point2f::new((p[0] + normal[0] * offset) as f32, (p[1] + normal[1] * offset) as f32));
+        }
+    }
+    if points.len() < SAMPLES / 3 {
+        return None;
+    }
+    let mut fitted = Vec4f::default();
+    imgproc::fit_line(&points, &mut fitted, imgproc::DIST_HUBER, 0.0, 0.01, 0.01).ok()?;
+    let [vx, vy, x0, y0] = fitted.0.map(|v| v as f64);
+    Some(([x0, y0], [vx, vy]))
+}
+
+/// Where along an inward profile (starting `reach` outside the side) the dark border line's
+/// centre lies, relative to the side: midway between its outer (light to dark) and inner
+/// (dark to light) edges, each found to sub-sample precision.
+fn border_centre(profile: &[f64], reach: f64, thickest: f64, step: f64) -> Option<f64> {
+    let n = profile.len();
+    let slope: Vec<f64> = (0..n)
+        .map(|k| if k == 0 || k + 1 == n { 0.0 } else { (profile[k + 1] - profile[k - 1]) / (2.0 * step) })
+        .collect();
+    let outer_end = ((2.0 * reach) / step) as usize;
+    let outer = (1..outer_end.min(n - 1)).min_by(|&i, &j| slope[i].total_cmp(&slope[j]))?;
+    if slope[outer] > -3.0 {
+        return None;
+    }
+    let inner_end = (outer + (thickest / step) as usize + 1).min(n - 1);
+    let inner = (outer + 1..inner_end).max_by(|&i, &j| slope[i].total_cmp(&slope[j]))?;
+    if slope[inner] < 0.3 * -slope[outer] {
+        return None;
+    }
+    let position = |k: usize| -reach + (k as f64 + parabola_peak(slope[k - 1], slope[k], slope[k + 1])) * step;
+    Some((position(outer) + position(inner)) / 2.0)
+}
+
+/// Offset of a peak from the middle of three samples, by the parabola through them.
+fn parabola_peak(left: f64, mid: f64, right: f64) -> f64 {
+    let curvature = left - 2.0 * mid + right;
+    if curvature.abs() < 1e-9 { 0.0 } else { (0.5 * (left - right) / curvature).clamp(-0.5, 0.5) }
+}
+
+fn intersect((p, d): Line, (q, e): Line) -> Option<[f64; 2]> {
+    let cross = d[0] * e[1] - d[1] * e[0];
+    if cross.abs() < 1e-9 {
+        return None;
+    }
+    let t = ((q[0] - p[0]) * e[1] - (q[1] - p[1]) * e[0]) / cross;
+    Some([p[0] + d[0] * t, p[1] + d[1] * t])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opencv::core::{CV_8UC1, Rect};
+
+    /// A white page with a Sudoku-like grid of `side` pixels at (`x`, `y`): thin cell lines,
+    /// thick box lines, and a few blobs standing in for digits.
+    pub(crate) fn drawn_grid(width: i32, height: i32, x: i32, y: i32, side: i32) -> Mat {
+        let mut page = Mat::new_rows_cols_with_default(height, width, CV_8UC1, Scalar::all(235.0)).unwrap();
+        let black = Scalar::all(20.0);
+        for k in 0..=9 {
+            let thickness = if k % 3 == 0 { 4 } else { 1 };
+            let at = k * side / 9;
+            imgproc::line(&mut page, Point::new(x + at, y), Point::new(x + at, y + side), black, thickness, imgproc::LINE_8, 0).unwrap();
+            imgproc::line(&mut page, Point::new(x, y + at), Point::new(x + side, y + at), black, thickness, imgproc::LINE_8, 0).unwrap();
+        }
+        for (r, c) in [(0, 1), (2, 5), (4, 4), (7, 2), (8, 8)] {
+            let cell = side / 9;
+            let rect = Rect::new(x + c * cell + cell / 3, y + r * cell + cell / 4, cell / 3, cell / 2);
+            imgproc::rectangle(&mut page, rect, black, -1, imgproc::LINE_8, 0).unwrap();
+        }
+        page
+    }
+
+    #[test]
+    fn finds_a_drawn_grid_with_subpixel_corners() {
+        let page = drawn_grid(640, 480, 100, 60, 360);
+        let found = find_grid(&page).unwrap().expect("grid");
+        let truth = Quad([[100.0, 60.0], [460.0, 60.0], [460.0, 420.0], [100.0, 420.0]]);
+        assert!(found.quad.max_corner_distance(&truth) < 1.0, "{:?}", found.quad);
+        assert!(found.score > 0.5, "score {}", found.score);
+    }
+
+    #[test]
+    fn blank_page_and_chessboard_have_no_grid() {
+        let blank = Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(200.0)).unwrap();
+        assert!(find_grid(&blank).unwrap().is_none());
+
+        let mut board = Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(230.0)).unwrap();
+        imgproc::rectangle(&mut board, Rect::new(119, 39, 402, 402), Scalar::all(20.0), 2, imgproc::LINE_8, 0).unwrap();
+        for r in 0..8 {
+            for c in 0..8 {
+                if (r + c) % 2 == 1 {
+                    let rect = Rect::new(120 + c * 50, 40 + r * 50, 50, 50);
+                    imgproc::rectangle(&mut board, rect, Scalar::all(20.0), -1, imgproc::LINE_8, 0).unwrap();
+                }
+            }
+        }
+        assert!(find_grid(&board).unwrap().is_none());
+    }
+
+    #[test]
+    fn parabola_peak_finds_the_vertex() {
+        // Samples of -(x - 0.25)^2 at -1, 0, 1.
+        let f = |x: f64| -(x - 0.25f64).powi(2);
+        assert!((parabola_peak(f(-1.0), f(0.0), f(1.0)) - 0.25).abs() < 1e-9);
+    }
+}

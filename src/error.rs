@@ -1,0 +1,32 @@
+//! The library's error type. Each variant says what failed and, where a user can act, what to do.
+
+use std::path::PathBuf;
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot read {}: {reason}", path.display())]
+    Unreadable { path: PathBuf, reason: String },
+    #[error("{}: not an image (empty, truncated or not a format OpenCV decodes)", path.display())]
+    NotAnImage { path: PathBuf },
+    #[error("{}: image is {width}x{height}, too small to hold a readable Sudoku (at least {min}x{min} needed)", path.display())]
+    TooSmall { path: PathBuf, width: i32, height: i32, min: i32 },
+    #[error(
+        "ONNX Runtime library not loaded ({reason}); run `bash .ci/setup` in the repository, \
+         or set ORT_DYLIB_PATH to a libonnxruntime.so of version 1.31"
+    )]
+    Runtime { reason: String },
+    #[error("digit model {}: {reason}", path.display())]
+    Model { path: PathBuf, reason: String },
+    #[error("digit recognition failed: {0}")]
+    Inference(String),
+    #[error("OpenCV: {0}")]
+    OpenCv(#[from] opencv::Error),
+}
+
+impl From<ort::Error> for Error {
+    fn from(err: ort::Error) -> Self {
+        Error::Inference(err.to_string())
+    }
+}

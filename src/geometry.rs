@@ -1,0 +1,222 @@
+//! Points, the grid's four corners and homographies, in plain `f64` so that they can be tested,
+//! composed and inverted without OpenCV.
+//!
+//! Naming follows the `a_from_b` convention: `image_from_grid` maps grid coordinates to image
+//! pixels. Grid coordinates run from (0, 0) at the top-left corner to (1, 1) at the bottom-right.
+
+use opencv::core::{Mat, Point2f};
+use opencv::prelude::*;
+
+pub type Point = [f64; 2];
+
+/// The puzzle's outer corners in image pixels: top-left, top-right, bottom-right, bottom-left.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Quad(pub [Point; 4]);
+
+impl Quad {
+    /// The unit square's corners in the same order, the grid's own coordinates.
+    pub const UNIT: Quad = Quad([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]);
+
+    pub fn scaled(&self, factor: f64) -> Quad {
+        Quad(self.0.map(|[x, y]| [x * factor, y * factor]))
+    }
+
+    /// Area by the shoelace formula (positive for any simple quad).
+    pub fn area(&self) -> f64 {
+        let mut twice = 0.0;
+        for i in 0..4 {
+            let (a, b) = (self.0[i], self.0[(i + 1) % 4]);
+            twice += a[0] * b[1] - b[0] * a[1];
+        }
+        twice.abs() / 2.0
+    }
+
+    /// Side lengths: top, right, bottom, left.
+    pub fn sides(&self) -> [f64; 4] {
+        std::array::from_fn(|i| distance(self.0[i], self.0[(i + 1) % 4]))
+    }
+
+    /// The largest distance between a corner of `self` and the same corner of `other`.
+    pub fn max_corner_distance(&self, other: &Quad) -> f64 {
+        (0..4).map(|i| distance(self.0[i], other.0[i])).fold(0.0, f64::max)
+    }
+
+    pub fn centroid(&self) -> Point {
+        let sum = self.0.iter().fold([0.0, 0.0], |acc, p| [acc[0] + p[0], acc[1] + p[1]]);
+        [sum[0] / 4.0, sum[1] / 4.0]
+    }
+
+    /// Whether every corner is convex and turns the same way (no bow-ties).
+    pub fn is_convex(&self) -> bool {
+        let signs: Vec<f64> = (0..4)
+            .map(|i| {
+                let (a, b, c) = (self.0[i], self.0[(i + 1) % 4], self.0[(i + 2) % 4]);
+                (b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0])
+            })
+            .collect();
+        signs.iter().all(|&s| s > 0.0) || signs.iter().all(|&s| s < 0.0)
+    }
+
+    /// Orders four points as the puzzle reads: clockwise on screen, starting at the corner nearest
+    /// the image's top-left (the smallest x + y).
+    pub fn from_unordered(points: [Point; 4]) -> Quad {
+        let c = Quad(points).centroid();
+        let mut sorted = points;
+        // Image y grows downwards, so increasing atan2 angle is clockwise on screen.
+        sorted.sort_by(|a, b| {
+            let angle = |p: &Point| (p[1] - c[1]).atan2(p[0] - c[0]);
+            angle(a).total_cmp(&angle(b))
+        });
+        let start = (0..4).min_by(|&i, &j| (sorted[i][0] + sorted[i][1]).total_cmp(&(sorted[j][0] + sorted[j][1])));
+        let start = start.unwrap_or(0);
+        Quad(std::array::from_fn(|i| sorted[(start + i) % 4]))
+    }
+
+    pub fn to_cv(&self) -> [Point2f; 4] {
+        self.0.map(|[x, y]| Point2f::new(x as f32, y as f32))
+    }
+}
+
+pub fn distance(a: Point, b: Point) -> f64 {
+    (a[0] - b[0]).hypot(a[1] - b[1])
+}
+
+/// A 3x3 projective transform, row-major, acting on column vectors (x, y, 1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Homography(pub [f64; 9]);
+
+impl Homography {
+    pub const IDENTITY: Homography = Homography([1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]);
+
+    /// The transform taking each point of `from` to the same corner of `to`, or None when three
+    /// of the points are collinear.
+    ///
+    /// ```
+    /// use sudoku_ar::geometry::{Homography, Quad};
+    /// let paper = Quad([[10.0, 20.0], [110.0, 25.0], [105.0, 130.0], [5.0, 120.0]]);
+    /// let image_from_grid = Homography::from_quads(&Quad::UNIT, &paper).unwrap();
+    /// let [x, y] = image_from_grid.apply([1.0, 1.0]);
+    /// assert!((x - 105.0).abs() < 1e-9 && (y - 130.0).abs() < 1e-9);
+    /// ```
+    pub fn from_quads(from: &Quad, to: &Quad) -> Option<Homography> {
+        // Eight equations in h0..h7 with h8 = 1.
+        let mut a = [[0.0f64; 9]; 8];
+        for i in 0..4 {
+            let ([x, y], [u, v]) = (from.0[i], to.0[i]);
+            a[2 * i] = [x, y, 1.0, 0.0, 0.0, 0.0, -u * x, -u * y, u];
+            a[2 * i + 1] = [0.0, 0.0, 0.0, x, y, 1.0, -v * x, -v * y, v];
+        }
+        let h = solve_linear_8(a)?;
+        Some(Homography([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], 1.0]))
+    }
+
+    pub fn apply(&self, [x, y]: Point) -> Point {
+        let h = &self.0;
+        let w = h[6] * x + h[7] * y + h[8];
+        [(h[0] * x + h[1] * y + h[2]) / w, (h[3] * x + h[4] * y + h[5]) / w]
+    }
+
+    pub fn apply_quad(&self, quad: &Quad) -> Quad {
+        Quad(quad.0.map(|p| self.apply(p)))
+    }
+
+    /// `self` after `other`: (self * other)(p) = self(other(p)).
+    pub fn after(&self, other: &Homography) -> Homography {
+        let (a, b) = (&self.0, &other.0);
+        Homography(std::array::from_fn(|k| {
+            let (r, c) = (k / 3, k % 3);
+            (0..3).map(|i| a[r * 3 + i] * b[i * 3 + c]).sum()
+        }))
+    }
+
+    pub fn inverse(&self) -> Option<Homography> {
+        let m = &self.0;
+        let cof = [
+            m[4] * m[8] - m[5] * m[7],
+            m[2] * m[7] - m[1] * m[8],
+            m[1] * m[5] - m[2] * m[4],
+            m[5] * m[6] - m[3] * m[8],
+            m[0] * m[8] - m[2] * m[6],
+            m[2] * m[3] - m[0] * m[5],
+            m[3] * m[7] - m[4] * m[6],
+            m[1] * m[6] - m[0] * m[7],
+            m[0] * m[4] - m[1] * m[3],
+        ];
+        let det = m[0] * cof[0] + m[1] * cof[3] + m[2] * cof[6];
+        if det.abs() < 1e-12 {
+            return None;
+        }
+        Some(Homography(cof.map(|c| c / det)))
+    }
+
+    /// Scales grid coordinates: maps (x, y) to (x * s, y * s).
+    pub fn scaling(s: f64) -> Homography {
+        Homography([s, 0.0, 0.0, 0.0, s, 0.0, 0.0, 0.0, 1.0])
+    }
+
+    pub fn translation(dx: f64, dy: f64) -> Homography {
+        Homography([1.0, 0.0, dx, 0.0, 1.0, dy, 0.0, 0.0, 1.0])
+    }
+
+    /// The 3x3 `CV_64F` matrix OpenCV's warping functions take.
+    pub fn to_mat(&self) -> opencv::Result<Mat> {
+        Mat::new_rows_cols_with_data(3, 3, &self.0).map(|m| m.try_clone())?
+    }
+}
+
+/// Gaussian elimination with partial pivoting on an 8x8 system given as rows [a | b].
+fn solve_linear_8(mut a: [[f64; 9]; 8]) -> Option<[f64; 8]> {
+    for col in 0..8 {
+        let pivot = (col..8).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
+        if a[pivot][col].abs() < 1e-12 {
+            return None;
+        }
+        a.swap(col, pivot);
+        for row in 0..8 {
+            if row != col {
+                let f = a[row][col] / a[col][col];
+                for k in col..9 {
+                    a[row][k] -= f * a[col][k];
+                }
+            }
+        }
+    }
+    Some(std::array::from_fn(|i| a[i][8] / a[i][i]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: Point, b: Point) -> bool {
+        distance(a, b) < 1e-6
+    }
+
+    #[test]
+    fn homography_maps_corners_and_inverts() {
+        let paper = Quad([[100.0, 50.0], [400.0, 80.0], [380.0, 420.0], [60.0, 390.0]]);
+        let image_from_grid = Homography::from_quads(&Quad::UNIT, &paper).unwrap();
+        for i in 0..4 {
+            assert!(close(image_from_grid.apply(Quad::UNIT.0[i]), paper.0[i]));
+        }
+        let grid_from_image = image_from_grid.inverse().unwrap();
+        let p = [0.3, 0.7];
+        assert!(close(grid_from_image.apply(image_from_grid.apply(p)), p));
+        assert!(close(image_from_grid.after(&grid_from_image).apply([123.0, 45.0]), [123.0, 45.0]));
+    }
+
+    #[test]
+    fn degenerate_quad_has_no_homography() {
+        let line = Quad([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [3.0, 3.0]]);
+        assert!(Homography::from_quads(&Quad::UNIT, &line).is_none());
+    }
+
+    #[test]
+    fn orders_corners_clockwise_from_top_left() {
+        let shuffled = [[90.0, 95.0], [10.0, 12.0], [8.0, 90.0], [100.0, 5.0]];
+        let quad = Quad::from_unordered(shuffled);
+        assert_eq!(quad.0, [[10.0, 12.0], [100.0, 5.0], [90.0, 95.0], [8.0, 90.0]]);
+        assert!(quad.is_convex());
+        assert!((Quad::UNIT.area() - 1.0).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,19 @@
+//! sudoku-ar: finds a printed Sudoku in a picture, reads it, solves it and draws the missing
+//! digits back onto the paper in perspective.
+//!
+//! One module per pipeline stage:
+//! [`detect`] (find the grid) → [`cells`] (rectify and cut) → [`read`] (digit model) →
+//! [`solve`] → [`overlay`] (draw), tied together for still pictures by [`photo`].
+
+pub mod cells;
+pub mod detect;
+pub mod error;
+pub mod geometry;
+pub mod grid;
+pub mod overlay;
+pub mod photo;
+pub mod raster;
+pub mod read;
+pub mod solve;
+
+pub use error::{Error, Result};

@@ -1,0 +1,219 @@
+//! The still-photo pipeline: load, find the grid, read, solve, draw.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use opencv::core::{Mat, Vector};
+use opencv::imgcodecs;
+use opencv::imgproc;
+use opencv::prelude::*;
+use serde::Serialize;
+
+use crate::cells;
+use crate::detect;
+use crate::error::{Error, Result};
+use crate::geometry::Quad;
+use crate::grid::Grid;
+use crate::overlay;
+use crate::read::{DigitReader, GridReading};
+use crate::solve::{SolveError, solve};
+
+/// The smallest picture worth searching: 9 cells of 10 pixels.
+pub const MIN_SIDE: i32 = 90;
+
+/// How the clues that were read turned out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Solved,
+    /// A digit repeats in a row, column or box.
+    Invalid,
+    Unsolvable,
+    Multiple,
+}
+
+/// A puzzle found in a picture.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Puzzle {
+    /// Corners in the picture's pixels.
+    pub quad: Quad,
+    pub reading: GridReading,
+    pub clues: Grid,
+    pub solution: Option<Grid>,
+    pub status: Status,
+}
+
+/// Time spent in each stage of [`PhotoPipeline::process`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StageTimes {
+    pub detect: Duration,
+    pub read: Duration,
+    pub solve: Duration,
+    pub render: Duration,
+}
+
+/// Decodes the picture at `path` into BGR, with errors that name the file.
+pub fn load_image(path: &Path) -> Result<Mat> {
+    let bytes = std::fs::read(path).map_err(|e| Error::Unreadable { path: path.into(), reason: io_reason(&e) })?;
+    if bytes.is_empty() {
+        return Err(Error::NotAnImage { path: path.into() });
+    }
+    let image = imgcodecs::imdecode(&Vector::<u8>::from_slice(&bytes), imgcodecs::IMREAD_COLOR)
+        .map_err(|_| Error::NotAnImage { path: path.into() })?;
+    if image.empty() {
+        return Err(Error::NotAnImage { path: path.into() });
+    }
+    if image.cols() < MIN_SIDE || image.rows() < MIN_SIDE {
+        return Err(Error::TooSmall { path: path.into(), width: image.cols(), height: image.rows(), min: MIN_SIDE });
+    }
+    Ok(image)
+}
+
+fn io_reason(err: &std::io::Error) -> String {
+    match err.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        std::io::ErrorKind::IsADirectory => "is a directory".into(),
+        _ => err.to_string(),
+    }
+}
+
+/// Solves the clues that were read, mapping each failure to its [`Status`].
+pub fn solve_clues(clues: &Grid) -> (Option<Grid>, Status) {
+    match solve(clues) {
+        Ok(solution) => (Some(solution), Status::Solved),
+        Err(SolveError::Invalid { .. }) => (None, Status::Invalid),
+        Err(SolveError::Unsolvable) => (None, Status::Unsolvable),
+        Err(SolveError::Multiple { .. }) => (None, Status::Multiple),
+    }
+}
+
+/// Finds, reads and solves puzzles in still pictures.
+pub struct PhotoPipeline {
+    reader: DigitReader,
+}
+
+impl PhotoPipeline {
+    pub fn new(reader: DigitReader) -> Self {
+        PhotoPipeline { reader }
+    }
+
+    /// Finds and solves the puzzle in a BGR picture; None when there is no puzzle.
+    pub fn process(&mut self, image: &Mat, times: &mut StageTimes) -> Result<Option<Puzzle>> {
+        let start = Instant::now();
+        let mut gray = Mat::default();
+        imgproc::cvt_color(image, &mut gray, imgproc::COLOR_BGR2GRAY, 0)?;
+        let detection = detect::find_grid(&gray)?;
+        times.detect = start.elapsed();
+        let Some(detection) = detection else { return Ok(None) };
+
+        let start = Instant::now();
+        let rectified = cells::rectify(&gray, &detection.quad)?;
+        let batch = cells::cell_batch(&rectified)?;
+        let reading = self.reader.read_grid(batch.view())?;
+        times.read = start.elapsed();
+
+        let start = Instant::now();
+        let clues = reading.digits();
+        let (solution, status) = solve_clues(&clues);
+        times.solve = start.elapsed();
+        Ok(Some(Puzzle { quad: detection.quad, reading, clues, solution, status }))
+    }
+}
+
+/// Draws the result on `image`: the missing digits when solved, else a red outline where the
+/// puzzle was found.
+pub fn annotate(image: &mut Mat, puzzle: &Puzzle) -> Result<()> {
+    match puzzle.solution {
+        Some(solution) => {
+            let mask = overlay::render_digits(&puzzle.clues, &solution)?;
+            overlay::draw(image, &mask, &puzzle.quad, overlay::SOLUTION_COLOUR)
+        }
+        None => {
+            let thickness = (image.cols().max(image.rows()) / 400).max(2);
+            overlay::outline(image, &puzzle.quad, [40, 40, 230], thickness)
+        }
+    }
+}
+
+/// One line of `sudoku-ar image --json`.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum PhotoReport {
+    Read { file: String, puzzle: Option<PuzzleReport> },
+    Failed { file: String, error: String },
+}
+
+/// The `puzzle` object of the JSON output.
+#[derive(Debug, Serialize)]
+pub struct PuzzleReport {
+    pub corners: [[f64; 2]; 4],
+    pub clues: String,
+    pub solution: Option<String>,
+    pub status: Status,
+}
+
+impl From<&Puzzle> for PuzzleReport {
+    fn from(puzzle: &Puzzle) -> Self {
+        let round = |v: f64| (v * 100.0).round() / 100.0;
+        PuzzleReport {
+            corners: puzzle.quad.0.map(|[x, y]| [round(x), round(y)]),
+            clues: puzzle.clues.to_string(),
+            solution: puzzle.solution.map(|s| s.to_string()),
+            status: puzzle.status,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_empty_and_garbage_files_are_named_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.jpg");
+        let err = load_image(&missing).unwrap_err().to_string();
+        assert!(err.contains("missing.jpg") && err.contains("no such file"), "{err}");
+
+        let empty = dir.path().join("empty.png");
+        std::fs::write(&empty, b"").unwrap();
+        assert!(matches!(load_image(&empty), Err(Error::NotAnImage { .. })));
+
+        let text = dir.path().join("notes.jpg");
+        std::fs::write(&text, b"this is not a picture").unwrap();
+        assert!(load_image(&text).unwrap_err().to_string().contains("notes.jpg"));
+
+        assert!(load_image(dir.path()).unwrap_err().to_string().contains("cannot read"));
+    }
+
+    #[test]
+    fn tiny_picture_is_too_small() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tiny.png");
+        let tiny = Mat::new_rows_cols_with_default(8, 8, opencv::core::CV_8UC3, opencv::core::Scalar::all(9.0)).unwrap();
+        imgcodecs::imwrite(path.to_str().unwrap(), &tiny, &Vector::new()).unwrap();
+        match load_image(&path) {
+            Err(Error::TooSmall { width: 8, height: 8, .. }) => {}
+            other => panic!("expected TooSmall, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn statuses_follow_the_solver() {
+        let puzzle: Grid = "000000010400000000020000000000050407008000300001090000300400200050100000000806000".parse().unwrap();
+        assert_eq!(solve_clues(&puzzle).1, Status::Solved);
+        assert_eq!(solve_clues(&Grid::EMPTY), (None, Status::Multiple));
+        let mut twice = puzzle;
+        twice.0[0] = 1; // row 0 has a 1 already
+        assert_eq!(solve_clues(&twice), (None, Status::Invalid));
+    }
+
+    #[test]
+    fn json_report_has_the_documented_shape() {
+        let report = PhotoReport::Failed { file: "a.jpg".into(), error: "bad".into() };
+        assert_eq!(serde_json::to_string(&report).unwrap(), r#"{"file":"a.jpg","error":"bad"}"#);
+        let report = PhotoReport::Read { file: "b.jpg".into(), puzzle: None };
+        assert_eq!(serde_json::to_string(&report).unwrap(), r#"{"file":"b.jpg","puzzle":null}"#);
+    }
+}

@@ -1,0 +1,172 @@
+//! Reading the 81 cells with the digit model through ONNX Runtime.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use ndarray::ArrayView4;
+use ort::session::Session;
+use ort::session::builder::GraphOptimizationLevel;
+use ort::value::TensorRef;
+
+use crate::error::{Error, Result};
+use crate::grid::Grid;
+
+/// The model trained by `models/train.py`, built into the binary so that it runs from anywhere.
+pub static BUILTIN_MODEL: &[u8] = include_bytes!("../models/digits.onnx");
+/// Classes the model tells apart: 0 for an empty cell, 1 to 9 for the digits.
+pub const CLASSES: usize = 10;
+
+/// What the model sees in one cell.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CellReading {
+    /// 0 for empty, else the digit.
+    pub digit: u8,
+    /// The model's probability for `digit`.
+    pub confidence: f32,
+    /// Probabilities of all classes, for second guesses.
+    pub probabilities: [f32; CLASSES],
+}
+
+/// All 81 cells, row by row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GridReading(pub Vec<CellReading>);
+
+impl GridReading {
+    pub fn digits(&self) -> Grid {
+        let mut grid = Grid::EMPTY;
+        for (cell, reading) in grid.0.iter_mut().zip(&self.0) {
+            *cell = reading.digit;
+        }
+        grid
+    }
+}
+
+/// The digit model, ready to run.
+pub struct DigitReader {
+    session: Session,
+}
+
+impl DigitReader {
+    /// Loads the model built into the binary.
+    pub fn builtin() -> Result<Self> {
+        Self::from_bytes(BUILTIN_MODEL, Path::new("<built-in digits.onnx>"))
+    }
+
+    /// Loads a model from an `.onnx` file.
+    pub fn from_file(path: &Path) -> Result<Self> {
+        let bytes = std::fs::read(path).map_err(|e| Error::Model { path: path.into(), reason: e.to_string() })?;
+        Self::from_bytes(&bytes, path)
+    }
+
+    fn from_bytes(bytes: &[u8], name: &Path) -> Result<Self> {
+        let environment = environment()?;
+        let model_error = |e: ort::Error| Error::Model { path: name.into(), reason: e.to_string() };
+        let session = Session::builder(environment)
+            .and_then(|b| b.with_optimization_level(GraphOptimizationLevel::Level3).map_err(Into::into))
+            .and_then(|b| b.with_intra_threads(1).map_err(Into::into))
+            .map_err(model_error)?
+            .commit_from_memory(bytes)
+            .map_err(model_error)?;
+        let reader = DigitReader { session };
+        Ok(reader)
+    }
+
+    /// Classifies a batch of cells shaped `[N, 1, CELL, CELL]`, values 0 to 255.
+    pub fn read(&mut self, cells: ArrayView4<f32>) -> Result<Vec<CellReading>> {
+        let n = cells.shape()[0];
+        let input = TensorRef::from_array_view(cells)?;
+        let outputs = self.session.run(ort::inputs![input])?;
+        let logits = outputs[0].try_extract_array::<f32>()?;
+        if logits.shape() != [n, CLASSES] {
+            return Err(Error::Inference(format!("model gave output of shape {:?}, expected [{n}, {CLASSES}]", logits.shape())));
+        }
+        Ok(logits.outer_iter().map(|row| reading_from_logits(row.as_slice().unwrap_or(&[0.0; CLASSES]))).collect())
+    }
+
+    /// Reads a whole grid: the 81 cells from [`crate::cells::cell_batch`].
+    pub fn read_grid(&mut self, cells: ArrayView4<f32>) -> Result<GridReading> {
+        Ok(GridReading(self.read(cells)?))
+    }
+}
+
+fn reading_from_logits(logits: &[f32]) -> CellReading {
+    let max = logits.iter().copied().fold(f32::MIN, f32::max);
+    let mut probabilities = [0.0f32; CLASSES];
+    let mut sum = 0.0;
+    for (p, &l) in probabilities.iter_mut().zip(logits) {
+        *p = (l - max).exp();
+        sum += *p;
+    }
+    probabilities.iter_mut().for_each(|p| *p /= sum);
+    let (digit, &confidence) = probabilities
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .unwrap_or((0, &0.0));
+    CellReading { digit: digit as u8, confidence, probabilities }
+}
+
+/// ONNX Runtime's one environment per process, loaded on first use from the first library
+/// found by [`runtime_candidates`].
+fn environment() -> Result<&'static ort::environment::Environment> {
+    static ENVIRONMENT: OnceLock<std::result::Result<ort::environment::Environment, String>> = OnceLock::new();
+    ENVIRONMENT
+        .get_or_init(load_environment)
+        .as_ref()
+        .map_err(|reason| Error::Runtime { reason: reason.clone() })
+}
+
+fn load_environment() -> std::result::Result<ort::environment::Environment, String> {
+    let candidates = runtime_candidates();
+    let Some(path) = candidates.iter().find(|p| p.is_file()) else {
+        let tried: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
+        return Err(format!("no libonnxruntime.so at {}", tried.join(", ")));
+    };
+    tracing::debug!(path = %path.display(), "loading ONNX Runtime");
+    let builder = ort::init_from(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    builder.with_name("sudoku-ar").build().map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Where the ONNX Runtime library is looked for, in order: `ORT_DYLIB_PATH` when set (and then
+/// only there), next to the executable, in `target/onnxruntime/` beside a binary built by cargo,
+/// and in this checkout's `target/onnxruntime/`, where `.ci/setup` puts it.
+pub fn runtime_candidates() -> Vec<PathBuf> {
+    const NAME: &str = "libonnxruntime.so";
+    if let Some(path) = std::env::var_os("ORT_DYLIB_PATH").filter(|p| !p.is_empty()) {
+        return vec![PathBuf::from(path)];
+    }
+    let mut candidates = Vec::new();
+    if let Some(dir) = std::env::current_exe().ok().and_then(|exe| exe.parent().map(Path::to_path_buf)) {
+        candidates.push(dir.join(NAME));
+        // target/release/sudoku-ar and target/debug/deps/<test> both sit below target/.
+        for up in dir.ancestors().skip(1).take(2) {
+            candidates.push(up.join("onnxruntime").join(NAME));
+        }
+    }
+    candidates.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("target/onnxruntime").join(NAME));
+    candidates
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn softmax_picks_the_largest_logit() {
+        let mut logits = [0.0f32; CLASSES];
+        logits[7] = 5.0;
+        logits[1] = 3.0;
+        let reading = reading_from_logits(&logits);
+        assert_eq!(reading.digit, 7);
+        assert!((reading.probabilities.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        assert!(reading.confidence > 0.8 && reading.probabilities[1] > reading.probabilities[2]);
+    }
+
+    #[test]
+    fn corrupt_model_is_a_model_error() {
+        match DigitReader::from_bytes(b"not a model", Path::new("junk.onnx")) {
+            Err(Error::Model { path, .. }) => assert_eq!(path, Path::new("junk.onnx")),
+            other => panic!("expected a model error, got {:?}", other.map(|_| ())),
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! The real photos in ../shared/data with their ground truth, and the figures the tests and the
+//! `photos` bench report on them. Shared by tests/ and benches/ (see their `#[path]`).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use sudoku_ar::geometry::Quad;
+use sudoku_ar::photo::{self, PhotoPipeline, StageTimes};
+use sudoku_ar::read::DigitReader;
+
+/// What a cell holds according to the dataset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Truth {
+    Empty,
+    /// Pencil marks (small candidate digits); must read as empty.
+    PencilMarks,
+    Digit(u8),
+}
+
+impl Truth {
+    pub fn expected_digit(self) -> u8 {
+        match self {
+            Truth::Digit(d) => d,
+            _ => 0,
+        }
+    }
+}
+
+pub struct Sample {
+    pub path: PathBuf,
+    pub cells: [Truth; 81],
+    pub corners: Option<Quad>,
+}
+
+pub fn data_dir() -> PathBuf {
+    std::env::var_os("SUDOKU_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"))
+}
+
+/// Wicht photos held out of training by models/train.py (their number is a multiple of 5).
+pub fn wicht_held_out(path: &Path) -> bool {
+    let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let number: u32 = name.trim_start_matches("image").parse().unwrap_or(1);
+    number % 5 == 0
+}
+
+/// The 160 Wicht newspaper photos; only printed clues are labelled.
+pub fn wicht() -> Vec<Sample> {
+    let dir = data_dir().join("wicht-v2-train");
+    let outlines = std::fs::read_to_string(dir.join("outlines.csv")).unwrap_or_default();
+    let corners_of = |file: &str| -> Option<Quad> {
+        let line = outlines.lines().find(|l| l.split(',').next() == Some(file))?;
+        let v: Vec<f64> = line.split(',').skip(1).filter_map(|x| x.trim().parse().ok()).collect();
+        (v.len() == 8).then(|| Quad([[v[0], v[1]], [v[2], v[3]], [v[4], v[5]], [v[6], v[7]]]))
+    };
+    let mut samples = Vec::new();
+    let Ok(entries) = std::fs::read_dir(&dir) else { return samples };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "jpg") {
+            continue;
+        }
+        let Ok(dat) = std::fs::read_to_string(path.with_extension("dat")) else { continue };
+        let digits: Vec<u8> = dat.lines().skip(2).flat_map(|l| l.split_whitespace()).filter_map(|d| d.parse().ok()).collect();
+        if digits.len() != 81 {
+            continue;
+        }
+        let cells = std::array::from_fn(|i| if digits[i] == 0 { Truth::Empty } else { Truth::Digit(digits[i]) });
+        let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        samples.push(Sample { corners: corners_of(&file), path, cells });
+    }
+    samples.sort_by(|a, b| a.path.cmp(&b.path));
+    samples
+}
+
+/// The 80 Kubiesa validation photos: printed and handwritten digits, pencil marks.
+pub fn kubiesa_val() -> Vec<Sample> {
+    let dir = data_dir().join("kubiesa/photos-val");
+    let mut samples = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir.join("images")) else { return samples };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Some(stem) = path.file_stem() else { continue };
+        let label = dir.join("labels").join(stem).with_extension("txt");
+        let Ok(text) = std::fs::read_to_string(label) else { continue };
+        let values: Vec<u8> = text.split_whitespace().filter_map(|d| d.parse().ok()).collect();
+        if values.len() != 81 {
+            continue;
+        }
+        let cells = std::array::from_fn(|i| match values[i] {
+            0 => Truth::Empty,
+            10 => Truth::PencilMarks,
+            d => Truth::Digit(d),
+        });
+        samples.push(Sample { path, cells, corners: None });
+    }
+    samples.sort_by(|a, b| a.path.cmp(&b.path));
+    samples
+}
+
+/// Counts over a set of photos.
+#[derive(Debug, Default, Clone)]
+pub struct Score {
+    pub photos: usize,
+    pub found: usize,
+    pub perfect: usize,
+    pub cells: usize,
+    pub cells_right: usize,
+    pub pencil: usize,
+    pub pencil_right: usize,
+    pub digits: usize,
+    pub digits_right: usize,
+    pub solved: usize,
+    /// Largest corner distance from the published corners, as a share of the grid's side.
+    pub corner_errors: Vec<f64>,
+    pub times: Vec<StageTimes>,
+    /// One line per photo not read perfectly.
+    pub failures: Vec<String>,
+}
+
+impl Score {
+    pub fn cell_accuracy(&self) -> f64 {
+        self.cells_right as f64 / self.cells.max(1) as f64
+    }
+    pub fn perfect_rate(&self) -> f64 {
+        self.perfect as f64 / self.photos.max(1) as f64
+    }
+    pub fn summary(&self, name: &str) -> String {
+        let mut s = format!(
+            "{name}: {} photos, grid found {}, read perfectly {} ({:.1}%), solved {}, cells right {}/{} ({:.2}%)",
+            self.photos, self.found, self.perfect, 100.0 * self.perfect_rate(), self.solved,
+            self.cells_right, self.cells, 100.0 * self.cell_accuracy()
+        );
+        if self.pencil > 0 {
+            s += &format!(", pencil marks read as empty {}/{}", self.pencil_right, self.pencil);
+        }
+        s += &format!(", digits right {}/{}", self.digits_right, self.digits);
+        if !self.corner_errors.is_empty() {
+            let mut e = self.corner_errors.clone();
+            e.sort_by(f64::total_cmp);
+            s += &format!(", corner error median {:.2}% max {:.2}% of side", 100.0 * e[e.len() / 2], 100.0 * e[e.len() - 1]);
+        }
+        s
+    }
+}
+
+pub fn pipeline() -> PhotoPipeline {
+    PhotoPipeline::new(DigitReader::builtin().expect("digit model and ONNX Runtime (run bash .ci/setup)"))
+}
+
+/// Runs the photo pipeline over `samples` and scores it against the truth.
+pub fn evaluate(pipeline: &mut PhotoPipeline, samples: &[&Sample]) -> Score {
+    let mut score = Score::default();
+    for sample in samples {
+        score.photos += 1;
+        let name = sample.path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        let image = match photo::load_image(&sample.path) {
+            Ok(image) => image,
+            Err(err) => {
+                score.failures.push(format!("{name}: {err}"));
+                continue;
+            }
+        };
+        let mut times = StageTimes::default();
+        let puzzle = match pipeline.process(&image, &mut times) {
+            Ok(Some(puzzle)) => puzzle,
+            Ok(None) => {
+                score.failures.push(format!("{name}: no grid found"));
+                score.cells += 81;
+                continue;
+            }
+            Err(err) => {
+                score.failures.push(format!("{name}: {err}"));
+                continue;
+            }
+        };
+        score.times.push(times);
+        score.found += 1;
+        if let Some(truth) = sample.corners {
+            let side = truth.sides().iter().sum::<f64>() / 4.0;
+            score.corner_errors.push(puzzle.quad.max_corner_distance(&truth) / side);
+        }
+        let mut wrong = Vec::new();
+        for (i, (truth, reading)) in sample.cells.iter().zip(&puzzle.reading.0).enumerate() {
+            let right = reading.digit == truth.expected_digit();
+            score.cells += 1;
+            score.cells_right += right as usize;
+            match truth {
+                Truth::PencilMarks => {
+                    score.pencil += 1;
+                    score.pencil_right += right as usize;
+                }
+                Truth::Digit(_) => {
+                    score.digits += 1;
+                    score.digits_right += right as usize;
+                }
+                Truth::Empty => {}
+            }
+            if !right {
+                wrong.push(format!("r{}c{} {:?} read {} ({:.2})", i / 9 + 1, i % 9 + 1, truth, reading.digit, reading.confidence));
+            }
+        }
+        if wrong.is_empty() {
+            score.perfect += 1;
+        } else {
+            score.failures.push(format!("{name}: {}", wrong.join(", ")));
+        }
+        score.solved += puzzle.solution.is_some() as usize;
+    }
+    score
+}
+
+pub fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v.get(v.len() / 2).copied().unwrap_or_default()
+}
