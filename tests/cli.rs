@@ -1,0 +1,157 @@
+//! The `sudoku-ar` binary as a user runs it: the JSON contract and bad input.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use opencv::core::{CV_8UC3, Mat, Scalar, Vector};
+use opencv::imgcodecs;
+use opencv::prelude::*;
+
+const BUNDLED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/photos/newspaper.jpg");
+
+fn sudoku_ar(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sudoku-ar"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run sudoku-ar");
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn write_image(path: &Path, width: i32, height: i32) {
+    let image = Mat::new_rows_cols_with_default(height, width, CV_8UC3, Scalar::all(200.0)).unwrap();
+    assert!(imgcodecs::imwrite(path.to_str().unwrap(), &image, &Vector::new()).unwrap());
+}
+
+#[test]
+fn solve_answers_each_line_in_order() {
+    let input = "\
+# a comment, then a blank line
+
+000000010400000000020000000000050407008000300001090000300400200050100000000806000
+110000000000000000000000000000000000000000000000000000000000000000000000000000000
+..9.287..8.6..4..5..3.....46.........2.71345.........23.....5..9..4..8.7..125.3..
+000000000000000000000000000000000000000000000000000000000000000000000000000000000
+12345
+";
+    let out = sudoku_ar(&["solve"], input);
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 5, "{stdout}");
+    assert_eq!(lines[0], "693784512487512936125963874932651487568247391741398625319475268856129743274836159");
+    assert!(lines[1].starts_with("stdin:4: invalid clues: digit 1 appears twice in one row"), "{}", lines[1]);
+    assert_eq!(lines[2], "stdin:5: no solution");
+    assert_eq!(lines[3], "stdin:6: more than one solution");
+    assert_eq!(lines[4], "stdin:7: expected 81 cells, found 5");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn solve_reads_a_file_and_names_a_missing_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("puzzles.txt");
+    std::fs::write(&file, "000000010400000000020000000000050407008000300001090000300400200050100000000806000\n").unwrap();
+    let out = sudoku_ar(&["solve", file.to_str().unwrap()], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim().len(), 81);
+
+    let out = sudoku_ar(&["solve", "/no/such/puzzles.txt"], "");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("/no/such/puzzles.txt") && stderr.lines().count() == 1, "{stderr}");
+}
+
+#[test]
+fn image_json_keeps_order_and_reports_each_bad_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.jpg");
+    std::fs::write(&empty, b"").unwrap();
+    let garbage = dir.path().join("garbage.png");
+    std::fs::write(&garbage, b"\x89PNG\r\n\x1a\n but then nothing useful").unwrap();
+    let truncated = dir.path().join("truncated.jpg");
+    let bundled = std::fs::read(BUNDLED).unwrap();
+    std::fs::write(&truncated, &bundled[..bundled.len() / 3]).unwrap();
+    let tiny = dir.path().join("tiny.png");
+    write_image(&tiny, 8, 8);
+    let blank = dir.path().join("blank.png");
+    write_image(&blank, 640, 480);
+    let out_dir = dir.path().join("annotated");
+
+    let files = [BUNDLED, "/no/such/photo.jpg", empty.to_str().unwrap(), garbage.to_str().unwrap(),
+        tiny.to_str().unwrap(), blank.to_str().unwrap(), truncated.to_str().unwrap()];
+    let mut args = vec!["image", "--json", "--output", out_dir.to_str().unwrap()];
+    args.extend(files);
+    let out = sudoku_ar(&args, "");
+    assert_eq!(out.status.code(), Some(1), "bad files make the exit code non-zero");
+    let stdout = text(&out.stdout);
+    let rows: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), files.len(), "{stdout}");
+    for (row, file) in rows.iter().zip(files) {
+        assert_eq!(row["file"], file);
+    }
+
+    let puzzle = &rows[0]["puzzle"];
+    assert_eq!(puzzle["status"], "solved");
+    assert_eq!(puzzle["clues"].as_str().unwrap().len(), 81);
+    assert_eq!(puzzle["solution"].as_str().unwrap().len(), 81);
+    assert_eq!(puzzle["corners"].as_array().unwrap().len(), 4);
+    assert!(out_dir.join("newspaper.jpg").is_file());
+
+    for (i, needle) in [(1, "no such file"), (2, "not an image"), (3, "not an image"), (4, "too small")] {
+        let error = rows[i]["error"].as_str().unwrap_or_else(|| panic!("row {i}: {}", rows[i]));
+        assert!(error.contains(needle) && error.contains(files[i]), "row {i}: {error}");
+        assert!(!error.contains('\n'));
+    }
+    assert_eq!(rows[5]["puzzle"], serde_json::Value::Null, "a blank picture has no puzzle");
+    // A truncated JPEG decodes partly; whatever it gives, it is reported, not a crash.
+    assert!(rows[6].get("puzzle").is_some() || rows[6].get("error").is_some());
+    assert!(!text(&out.stderr).contains("panicked"));
+}
+
+#[test]
+fn huge_picture_is_handled() {
+    let dir = tempfile::tempdir().unwrap();
+    let huge = dir.path().join("huge.jpg");
+    write_image(&huge, 9000, 9000);
+    let out = sudoku_ar(&["image", "--json", huge.to_str().unwrap()], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let row: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+    assert_eq!(row["puzzle"], serde_json::Value::Null);
+}
+
+#[test]
+fn corrupt_model_and_missing_runtime_are_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("broken.onnx");
+    std::fs::write(&model, b"definitely not onnx").unwrap();
+    let out = sudoku_ar(&["image", "--model", model.to_str().unwrap(), BUNDLED], "");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("broken.onnx") && stderr.lines().count() == 1, "{stderr}");
+
+    let out = Command::new(env!("CARGO_BIN_EXE_sudoku-ar"))
+        .args(["image", BUNDLED])
+        .env("ORT_DYLIB_PATH", "/no/such/libonnxruntime.so")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("ONNX Runtime") && stderr.contains(".ci/setup") && stderr.lines().count() == 1, "{stderr}");
+}
+
+#[test]
+fn help_describes_the_commands() {
+    let out = sudoku_ar(&["--help"], "");
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("image") && stdout.contains("solve"), "{stdout}");
+    let out = sudoku_ar(&["image", "--help"], "");
+    assert!(text(&out.stdout).contains("--json"));
+}
