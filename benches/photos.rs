@@ -36,14 +36,29 @@ fn main() {
     };
     println!("wicht all 160: grid found {}, read perfectly {}", all_wicht.found, all_wicht.perfect);
 
-    // Time per stage on the Kubiesa photos (1200x1600) and the Wicht ones (mostly 640x480 to 1280x960).
-    for (name, score) in &runs {
-        let stage = |f: fn(&sudoku_ar::photo::StageTimes) -> std::time::Duration| median(score.times.iter().map(f).collect());
+    // Time per stage, by picture size (Wicht: 640x480 and 1280x960 phones; Kubiesa: 1200x1600).
+    let mut by_size: std::collections::BTreeMap<String, Vec<sudoku_ar::photo::StageTimes>> = Default::default();
+    for (_, score) in &runs {
+        for (times, &(w, h)) in score.times.iter().zip(&score.sizes) {
+            let key = match w.max(h) {
+                0..=700 => "640x480",
+                701..=1300 => "about 1280x960",
+                _ => "1200x1600 and larger",
+            };
+            by_size.entry(key.to_string()).or_default().push(*times);
+        }
+    }
+    for (size, times) in &by_size {
+        let stage = |f: fn(&sudoku_ar::photo::StageTimes) -> std::time::Duration| {
+            median(times.iter().map(f).collect()).as_secs_f64() * 1e3
+        };
         println!(
-            "{name}: median ms per photo: detect {:.2}, read {:.2}, solve {:.3}",
-            stage(|t| t.detect).as_secs_f64() * 1e3,
-            stage(|t| t.read).as_secs_f64() * 1e3,
-            stage(|t| t.solve).as_secs_f64() * 1e3,
+            "{size} ({} photos): median ms per photo: detect {:.2}, read {:.2}, solve {:.3}, render {:.2}",
+            times.len(),
+            stage(|t| t.detect),
+            stage(|t| t.read),
+            stage(|t| t.solve),
+            stage(|t| t.render),
         );
     }
 }

@@ -48,7 +48,9 @@ pub fn find_grid(gray: &Mat) -> Result<Option<Detection>> {
     } else {
         gray
     };
-    for quad in outline_candidates(work)? {
+    let work_view = GrayView::new(work)?;
+    for outline in outline_candidates(work)? {
+        let quad = refine_corners(&work_view, &outline, 1.0);
         let score = grid_score(work, &quad)?;
         tracing::trace!(?quad, score, "grid candidate");
         if score >= MIN_GRID_SCORE {
@@ -159,22 +161,28 @@ pub fn grid_score(gray: &Mat, quad: &Quad) -> Result<f64> {
     let view = GrayView::new(&binary)?;
     let n = side as usize;
     let cell = CHECK_CELL as usize;
-    // Share of positions along a band (rows or columns around `centre`) where any pixel is dark.
+    // Share of positions along a 3-pixel band (rows or columns around `centre`) where any pixel
+    // is dark.
     let coverage = |centre: usize, horizontal: bool| -> f64 {
-        let band = centre.saturating_sub(2)..(centre + 3).min(n);
+        let band = centre.saturating_sub(1)..(centre + 2).min(n);
         let hits = (0..n)
             .filter(|&t| band.clone().any(|b| if horizontal { view.get(t, b) } else { view.get(b, t) } > 0))
             .count();
         hits as f64 / n as f64
     };
+    // A printed line may sit a little off its ideal place (corner error, curved paper).
+    let line_coverage = |centre: usize, horizontal: bool| -> f64 {
+        (centre - 3..=centre + 3).map(|c| coverage(c, horizontal)).fold(0.0, f64::max)
+    };
     let mut lines = Vec::with_capacity(16);
     let mut middles = Vec::with_capacity(18);
     for horizontal in [true, false] {
-        lines.extend((1..9).map(|k| coverage(k * cell, horizontal)));
+        lines.extend((1..9).map(|k| line_coverage(k * cell, horizontal)));
         middles.extend((0..9).map(|k| coverage(k * cell + cell / 2, horizontal)));
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let weakest = lines.iter().copied().fold(1.0, f64::min);
+    tracing::trace!(lines = mean(&lines), middles = mean(&middles), weakest, "grid score");
     if weakest < 0.3 {
         return Ok(0.0);
     }
@@ -195,10 +203,10 @@ pub fn refine_corners(gray: &GrayView, quad: &Quad, scale: f64) -> Quad {
     let mut refined = *quad;
     for i in 0..4 {
         let (before, after) = (lines[(i + 3) % 4], lines[i]);
-        if let (Some(l1), Some(l2)) = (before, after) {
-            if let Some(p) = intersect(l1, l2) {
-                refined.0[i] = p;
-            }
+        if let (Some(l1), Some(l2)) = (before, after)
+            && let Some(p) = intersect(l1, l2)
+        {
+            refined.0[i] = p;
         }
     }
     let longest = quad.sides().into_iter().fold(0.0, f64::max);
@@ -333,6 +341,25 @@ mod tests {
             }
         }
         assert!(find_grid(&board).unwrap().is_none());
+    }
+
+    #[test]
+    fn calendar_page_has_no_grid() {
+        // A month: 7 columns, 6 weeks of boxes with a number in each.
+        let mut page = Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(230.0)).unwrap();
+        let (x, y, w, h) = (70, 40, 490, 420);
+        let black = Scalar::all(25.0);
+        for c in 0..=7 {
+            imgproc::line(&mut page, Point::new(x + c * w / 7, y), Point::new(x + c * w / 7, y + h), black, 2, imgproc::LINE_8, 0).unwrap();
+        }
+        for r in 0..=6 {
+            imgproc::line(&mut page, Point::new(x, y + r * h / 6), Point::new(x + w, y + r * h / 6), black, 2, imgproc::LINE_8, 0).unwrap();
+        }
+        for day in 0..42 {
+            let at = Point::new(x + (day % 7) * w / 7 + 8, y + (day / 7) * h / 6 + 30);
+            imgproc::put_text(&mut page, &format!("{}", day % 31 + 1), at, imgproc::FONT_HERSHEY_SIMPLEX, 0.8, black, 2, imgproc::LINE_8, false).unwrap();
+        }
+        assert!(find_grid(&page).unwrap().is_none());
     }
 
     #[test]

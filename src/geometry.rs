@@ -175,8 +175,9 @@ fn solve_linear_8(mut a: [[f64; 9]; 8]) -> Option<[f64; 8]> {
         for row in 0..8 {
             if row != col {
                 let f = a[row][col] / a[col][col];
-                for k in col..9 {
-                    a[row][k] -= f * a[col][k];
+                let pivot_row = a[col];
+                for (value, p) in a[row].iter_mut().zip(pivot_row).skip(col) {
+                    *value -= f * p;
                 }
             }
         }

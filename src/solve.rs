@@ -15,7 +15,7 @@ pub enum SolveError {
     #[error("no solution")]
     Unsolvable,
     #[error("more than one solution")]
-    Multiple { first: Grid, second: Grid },
+    Multiple { first: Box<Grid>, second: Box<Grid> },
 }
 
 /// Solves `puzzle` and checks that the solution is unique.
@@ -41,7 +41,7 @@ pub fn solve(puzzle: &Grid) -> Result<Grid, SolveError> {
     match found.len() {
         0 => Err(SolveError::Unsolvable),
         1 => Ok(found[0]),
-        _ => Err(SolveError::Multiple { first: found[0], second: found[1] }),
+        _ => Err(SolveError::Multiple { first: Box::new(found[0]), second: Box::new(found[1]) }),
     }
 }
 
@@ -249,27 +249,28 @@ mod tests {
         keeps_clues && full
     }
 
-    /// Hard published puzzles: AI Escargot, Inkala 2012, Easter Monster, Golden Nugget, a 17-clue.
-    pub(crate) const HARD: [&str; 5] = [
-        "100007090030020008009600500005300900010080002600004000300000010040000007007000300",
-        "800000000003600000070090200050007000000045700000100030001000068008500010090000400",
-        "1.......2.9.4...5...6...7...5.9.3.......7.......85..4.7.....6...3...9.8...2.....1",
-        ".......39.....1..5..3.5.8....8.9...6.7...2...1..4.......9.8..5..2....6..4..7.....",
-        "000000010400000000020000000000050407008000300001090000300400200050100000000806000",
-    ];
+    /// Hard published puzzles, shared with the solver bench.
+    pub(crate) fn hard_puzzles() -> Vec<Grid> {
+        include_str!("../tests/puzzles/hard.txt")
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+            .map(grid)
+            .collect()
+    }
 
     #[test]
     fn solves_hard_puzzles_uniquely() {
-        for text in HARD {
-            let puzzle = grid(text);
-            let solution = solve(&puzzle).unwrap_or_else(|e| panic!("{text}: {e}"));
-            assert!(is_solution_of(&solution, &puzzle), "{text}");
+        let puzzles = hard_puzzles();
+        assert_eq!(puzzles.len(), 5);
+        for puzzle in puzzles {
+            let solution = solve(&puzzle).unwrap_or_else(|e| panic!("{puzzle}: {e}"));
+            assert!(is_solution_of(&solution, &puzzle), "{puzzle}");
         }
     }
 
     #[test]
     fn reports_repeated_digit() {
-        let mut puzzle = grid(HARD[1]);
+        let mut puzzle = hard_puzzles()[1];
         puzzle.0[1] = 8; // row 0 already has an 8 in cell 0
         assert_eq!(solve(&puzzle), Err(SolveError::Invalid { digit: 8, unit: "row", first: 0, second: 1 }));
     }
@@ -292,7 +293,7 @@ mod tests {
 
     #[test]
     fn reports_multiple_solutions_with_two_of_them() {
-        let mut puzzle = grid(HARD[4]);
+        let mut puzzle = hard_puzzles()[4];
         puzzle.0[7] = 0; // a 17-clue puzzle minus one clue is no longer unique
         match solve(&puzzle) {
             Err(SolveError::Multiple { first, second }) => {
@@ -305,7 +306,7 @@ mod tests {
 
     #[test]
     fn full_valid_board_is_its_own_solution() {
-        let solution = solve(&grid(HARD[0])).unwrap();
+        let solution = solve(&hard_puzzles()[0]).unwrap();
         assert_eq!(solve(&solution), Ok(solution));
     }
 }

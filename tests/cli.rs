@@ -6,7 +6,6 @@ use std::process::{Command, Output, Stdio};
 
 use opencv::core::{CV_8UC3, Mat, Scalar, Vector};
 use opencv::imgcodecs;
-use opencv::prelude::*;
 
 const BUNDLED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/photos/newspaper.jpg");
 

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use sudoku_ar::geometry::Quad;
+use opencv::prelude::*;
 use sudoku_ar::photo::{self, PhotoPipeline, StageTimes};
 use sudoku_ar::read::DigitReader;
 
@@ -43,7 +44,7 @@ pub fn data_dir() -> PathBuf {
 pub fn wicht_held_out(path: &Path) -> bool {
     let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let number: u32 = name.trim_start_matches("image").parse().unwrap_or(1);
-    number % 5 == 0
+    number.is_multiple_of(5)
 }
 
 /// The 160 Wicht newspaper photos; only printed clues are labelled.
@@ -116,6 +117,8 @@ pub struct Score {
     /// Largest corner distance from the published corners, as a share of the grid's side.
     pub corner_errors: Vec<f64>,
     pub times: Vec<StageTimes>,
+    /// Width and height of each photo in `times`.
+    pub sizes: Vec<(i32, i32)>,
     /// One line per photo not read perfectly.
     pub failures: Vec<String>,
 }
@@ -176,7 +179,13 @@ pub fn evaluate(pipeline: &mut PhotoPipeline, samples: &[&Sample]) -> Score {
                 continue;
             }
         };
+        let start = std::time::Instant::now();
+        let mut drawn = image.clone();
+        if photo::annotate(&mut drawn, &puzzle).is_ok() {
+            times.render = start.elapsed();
+        }
         score.times.push(times);
+        score.sizes.push((image.cols(), image.rows()));
         score.found += 1;
         if let Some(truth) = sample.corners {
             let side = truth.sides().iter().sum::<f64>() / 4.0;

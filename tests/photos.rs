@@ -1,0 +1,78 @@
+//! End to end on real photos: the bundled one, and the two datasets in ../shared/data.
+//!
+//! The floors below are regression guards set a little under what was measured (see the README's
+//! figures and `cargo bench --bench photos`), not targets.
+
+mod common;
+
+use common::{Truth, evaluate, kubiesa_val, pipeline, wicht, wicht_held_out};
+use sudoku_ar::photo::{self, StageTimes, Status};
+
+fn require_data<T>(samples: Vec<T>, name: &str, at_least: usize) -> Vec<T> {
+    assert!(
+        samples.len() >= at_least,
+        "{name}: found {} photos under {}, expected {at_least}; the datasets live in ../shared/data (or set SUDOKU_DATA)",
+        samples.len(),
+        common::data_dir().display()
+    );
+    samples
+}
+
+#[test]
+fn bundled_newspaper_photo_is_read_and_solved() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/photos/");
+    let image = photo::load_image(format!("{dir}newspaper.jpg").as_ref()).unwrap();
+    let truth = std::fs::read_to_string(format!("{dir}newspaper.dat")).unwrap();
+    let truth: String = truth.lines().skip(2).flat_map(|l| l.split_whitespace()).collect();
+    let puzzle = pipeline().process(&image, &mut StageTimes::default()).unwrap().expect("a puzzle");
+    assert_eq!(puzzle.clues.to_string(), truth);
+    assert_eq!(puzzle.status, Status::Solved);
+    let solution = puzzle.solution.unwrap().to_string();
+    assert!(truth.chars().zip(solution.chars()).all(|(t, s)| t == '0' || t == s));
+}
+
+#[test]
+fn wicht_newspaper_photos_floor() {
+    let all = require_data(wicht(), "wicht-v2-train", 159);
+    let held_out: Vec<_> = all.iter().filter(|s| wicht_held_out(&s.path)).collect();
+    let every: Vec<_> = all.iter().collect();
+    let mut pipeline = pipeline();
+    let held = evaluate(&mut pipeline, &held_out);
+    println!("{}", held.summary("wicht held-out"));
+    assert!(held.found >= 30, "{}", held.summary("wicht held-out"));
+    assert!(held.perfect >= 26, "{}", held.summary("wicht held-out"));
+    assert!(held.cell_accuracy() >= 0.98, "{}", held.summary("wicht held-out"));
+
+    let whole = evaluate(&mut pipeline, &every);
+    println!("{}", whole.summary("wicht all"));
+    assert!(whole.found >= 155, "{}", whole.summary("wicht all"));
+    assert!(whole.perfect >= 140, "{}", whole.summary("wicht all"));
+}
+
+#[test]
+fn kubiesa_phone_photos_floor() {
+    let samples = require_data(kubiesa_val(), "kubiesa photos-val", 80);
+    let samples: Vec<_> = samples.iter().collect();
+    let score = evaluate(&mut pipeline(), &samples);
+    println!("{}", score.summary("kubiesa"));
+    assert!(score.found >= 74, "{}", score.summary("kubiesa"));
+    assert!(score.cell_accuracy() >= 0.93, "{}", score.summary("kubiesa"));
+    assert!(score.pencil_right == score.pencil, "pencil marks must read as empty: {}", score.summary("kubiesa"));
+    assert!(score.digits_right as f64 >= 0.99 * score.digits as f64, "{}", score.summary("kubiesa"));
+    // The truth distinguishes pencil marks; make sure the set really has them.
+    assert!(samples.iter().any(|s| s.cells.contains(&Truth::PencilMarks)));
+}
+
+#[test]
+fn photos_without_a_sudoku_give_no_puzzle() {
+    // Kubiesa's cell crops are photos of single cells: no 9x9 grid in them.
+    let dir = common::data_dir().join("kubiesa/cells-train/5");
+    let files: Vec<_> = std::fs::read_dir(&dir).expect("kubiesa cells").flatten().take(5).collect();
+    assert_eq!(files.len(), 5);
+    let mut pipeline = pipeline();
+    for entry in files {
+        let image = photo::load_image(&entry.path()).unwrap();
+        let found = pipeline.process(&image, &mut StageTimes::default()).unwrap();
+        assert!(found.is_none(), "{}: {found:?}", entry.path().display());
+    }
+}
