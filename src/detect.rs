@@ -49,21 +49,43 @@ pub fn find_grid(gray: &Mat) -> Result<Option<Detection>> {
         gray
     };
     let work_view = GrayView::new(work)?;
-    for outline in outline_candidates(work)? {
-        let quad = refine_corners(&work_view, &outline, 1.0);
-        let score = grid_score(work, &quad)?;
-        tracing::trace!(?quad, score, "grid candidate");
-        if score >= MIN_GRID_SCORE {
-            let quad = quad.scaled(scale);
-            let refined = refine_corners(&GrayView::new(gray)?, &quad, scale);
-            return Ok(Some(Detection { quad: refined, score }));
+    let ink = ink_mask(work)?;
+    // Faint, blurred grids can have gaps in their outer border; closing them is the fallback
+    // because it also joins the grid to print nearby.
+    for closed in [false, true] {
+        let mask = if closed { dilated(&ink)? } else { ink.clone() };
+        for outline in outlines(&mask)? {
+            // Refinement usually helps, but can be pulled off by print touching the border.
+            let refined = refine_corners(&work_view, &outline, 1.0);
+            let (quad, score) = [(outline, grid_score(work, &outline)?), (refined, grid_score(work, &refined)?)]
+                .into_iter()
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .unwrap_or((outline, 0.0));
+            tracing::trace!(?quad, score, closed, "grid candidate");
+            if score >= MIN_GRID_SCORE {
+                let quad = quad.scaled(scale);
+                let refined = refine_corners(&GrayView::new(gray)?, &quad, scale);
+                return Ok(Some(Detection { quad: refined, score }));
+            }
         }
     }
     Ok(None)
 }
 
+fn dilated(mask: &Mat) -> Result<Mat> {
+    let kernel = imgproc::get_structuring_element(imgproc::MORPH_RECT, Size::new(3, 3), Point::new(-1, -1))?;
+    let mut out = Mat::default();
+    imgproc::dilate(mask, &mut out, &kernel, Point::new(-1, -1), 1, opencv::core::BORDER_CONSTANT, Scalar::all(0.0))?;
+    Ok(out)
+}
+
 /// The four-cornered outlines of dark shapes in `gray`, largest first.
 pub fn outline_candidates(gray: &Mat) -> Result<Vec<Quad>> {
+    outlines(&ink_mask(gray)?)
+}
+
+/// Printed strokes in `gray` as a binary mask: locally dark and thin.
+fn ink_mask(gray: &Mat) -> Result<Mat> {
     let (width, height) = (gray.cols(), gray.rows());
     let mut blurred = Mat::default();
     imgproc::gaussian_blur(gray, &mut blurred, Size::new(5, 5), 0.0, 0.0, opencv::core::BORDER_DEFAULT)?;
@@ -78,8 +100,34 @@ pub fn outline_candidates(gray: &Mat) -> Result<Vec<Quad>> {
         block.clamp(11, 51),
         7.0,
     )?;
+    // Keep only thin dark strokes (lines and digits): a black-hat picks out what is darker than
+    // its surroundings within a window wider than any printed line, so the edges of broad
+    // shadows and dark table tops, which the adaptive threshold also marks, drop out.
+    let window = (width.max(height) / 64).clamp(9, 25) | 1;
+    let kernel = imgproc::get_structuring_element(imgproc::MORPH_RECT, Size::new(window, window), Point::new(-1, -1))?;
+    let mut strokes = Mat::default();
+    imgproc::morphology_ex(
+        &blurred,
+        &mut strokes,
+        imgproc::MORPH_BLACKHAT,
+        &kernel,
+        Point::new(-1, -1),
+        1,
+        opencv::core::BORDER_REPLICATE,
+        Scalar::default(),
+    )?;
+    let mut stroke_mask = Mat::default();
+    imgproc::threshold(&strokes, &mut stroke_mask, 6.0, 255.0, imgproc::THRESH_BINARY)?;
+    let mut ink = Mat::default();
+    opencv::core::bitwise_and(&binary, &stroke_mask, &mut ink, &opencv::core::no_array())?;
+    Ok(ink)
+}
+
+/// The four-cornered outlines in a binary mask, largest first.
+fn outlines(binary: &Mat) -> Result<Vec<Quad>> {
+    let (width, height) = (binary.cols(), binary.rows());
     let mut contours = Vector::<Vector<Point>>::new();
-    imgproc::find_contours(&binary, &mut contours, imgproc::RETR_LIST, imgproc::CHAIN_APPROX_SIMPLE, Point::new(0, 0))?;
+    imgproc::find_contours(binary, &mut contours, imgproc::RETR_LIST, imgproc::CHAIN_APPROX_SIMPLE, Point::new(0, 0))?;
 
     let min_side = (width.min(height) as f64 * 0.12).max(54.0);
     let mut sized = Vec::new();
