@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use opencv::core::{Mat, Vector};
+use opencv::core::{self, Mat, Vector};
 use opencv::imgcodecs;
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -88,6 +88,14 @@ pub fn solve_clues(clues: &Grid) -> (Option<Grid>, Status) {
     }
 }
 
+/// Runs `f`, adding the time it took to `total`.
+fn timed<T>(total: &mut Duration, f: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let out = f();
+    *total += start.elapsed();
+    out
+}
+
 /// Finds, reads and solves puzzles in still pictures.
 pub struct PhotoPipeline {
     reader: DigitReader,
@@ -109,15 +117,42 @@ impl PhotoPipeline {
 
         let start = Instant::now();
         let rectified = cells::rectify(&gray, &detection.quad)?;
-        let batch = cells::cell_batch(&rectified)?;
-        let reading = self.reader.read_grid(batch.view())?;
-        times.read = start.elapsed();
-
-        let start = Instant::now();
+        let mut reading = self.reader.read_grid(cells::cell_batch(&rectified)?.view())?;
+        let mut quad = detection.quad;
+        let mut solving = Duration::ZERO;
+        let mut solved = timed(&mut solving, || solve_clues(&reading.digits()));
+        if solved.1 != Status::Solved || !reading.is_confident() {
+            if let Some((turned_quad, turned)) = self.read_turned(&rectified, &detection.quad, &reading)? {
+                tracing::debug!("puzzle is turned; reading it the right way up");
+                (quad, reading) = (turned_quad, turned);
+                solved = timed(&mut solving, || solve_clues(&reading.digits()));
+            }
+        }
+        times.read = start.elapsed().saturating_sub(solving);
+        times.solve = solving;
         let clues = reading.digits();
-        let (solution, status) = solve_clues(&clues);
-        times.solve = start.elapsed();
-        Ok(Some(Puzzle { quad: detection.quad, reading, clues, solution, status }))
+        let (solution, status) = solved;
+        Ok(Some(Puzzle { quad, reading, clues, solution, status }))
+    }
+
+    /// Reads the grid turned by a quarter, half and three quarters; returns the reading and the
+    /// re-ordered corners of the turn that reads more plausibly than `upright`, if any.
+    fn read_turned(&mut self, rectified: &Mat, quad: &Quad, upright: &GridReading) -> Result<Option<(Quad, GridReading)>> {
+        // OpenCV rotation, and which corner of the picture becomes the puzzle's top-left.
+        const TURNS: [(i32, usize); 3] =
+            [(core::ROTATE_90_CLOCKWISE, 3), (core::ROTATE_180, 2), (core::ROTATE_90_COUNTERCLOCKWISE, 1)];
+        let mut best = (upright.plausibility(), None);
+        for (code, first_corner) in TURNS {
+            let mut turned = Mat::default();
+            core::rotate(rectified, &mut turned, code)?;
+            let reading = self.reader.read_grid(cells::cell_batch(&turned)?.view())?;
+            let plausibility = reading.plausibility();
+            if plausibility > best.0 {
+                let corners = Quad(std::array::from_fn(|i| quad.0[(i + first_corner) % 4]));
+                best = (plausibility, Some((corners, reading)));
+            }
+        }
+        Ok(best.1)
     }
 }
 

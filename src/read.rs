@@ -32,6 +32,19 @@ pub struct CellReading {
 pub struct GridReading(pub Vec<CellReading>);
 
 impl GridReading {
+    /// Whether every digit was read with some confidence; a turned or misframed grid is not.
+    pub fn is_confident(&self) -> bool {
+        let digits: Vec<f32> = self.0.iter().filter(|c| c.digit != 0).map(|c| c.confidence).collect();
+        let mean = digits.iter().sum::<f32>() / digits.len().max(1) as f32;
+        !digits.is_empty() && mean >= 0.85 && digits.iter().all(|&c| c >= 0.4)
+    }
+
+    /// Mean log-probability of the chosen classes: higher when the cells look like what the
+    /// model was trained on, which is how the right way up is told from the other three.
+    pub fn plausibility(&self) -> f32 {
+        self.0.iter().map(|c| c.confidence.max(1e-6).ln()).sum::<f32>() / self.0.len().max(1) as f32
+    }
+
     pub fn digits(&self) -> Grid {
         let mut grid = Grid::EMPTY;
         for (cell, reading) in grid.0.iter_mut().zip(&self.0) {

@@ -6,6 +6,8 @@
 mod common;
 
 use common::{Truth, evaluate, kubiesa_val, pipeline, wicht, wicht_held_out};
+use opencv::core;
+use opencv::prelude::*;
 use sudoku_ar::photo::{self, StageTimes, Status};
 
 fn require_data<T>(samples: Vec<T>, name: &str, at_least: usize) -> Vec<T> {
@@ -32,6 +34,31 @@ fn bundled_newspaper_photo_is_read_and_solved() {
 }
 
 #[test]
+fn turned_photo_is_read_the_right_way_up() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/photos/");
+    let image = photo::load_image(format!("{dir}newspaper.jpg").as_ref()).unwrap();
+    let upright = pipeline().process(&image, &mut StageTimes::default()).unwrap().expect("a puzzle");
+    let mut pipeline = pipeline();
+    for code in [core::ROTATE_90_CLOCKWISE, core::ROTATE_180, core::ROTATE_90_COUNTERCLOCKWISE] {
+        let mut turned = core::Mat::default();
+        core::rotate(&image, &mut turned, code).unwrap();
+        let puzzle = pipeline.process(&turned, &mut StageTimes::default()).unwrap().expect("a puzzle");
+        assert_eq!(puzzle.clues, upright.clues, "turn {code}");
+        assert_eq!(puzzle.status, Status::Solved);
+        // The puzzle's top-left corner is where the printed top-left went.
+        let (w, h) = (image.cols() as f64, image.rows() as f64);
+        let [x, y] = upright.quad.0[0];
+        let expected = match code {
+            core::ROTATE_90_CLOCKWISE => [h - 1.0 - y, x],
+            core::ROTATE_180 => [w - 1.0 - x, h - 1.0 - y],
+            _ => [y, w - 1.0 - x],
+        };
+        let got = puzzle.quad.0[0];
+        assert!((got[0] - expected[0]).hypot(got[1] - expected[1]) < 3.0, "turn {code}: {got:?} vs {expected:?}");
+    }
+}
+
+#[test]
 fn wicht_newspaper_photos_floor() {
     let all = require_data(wicht(), "wicht-v2-train", 159);
     let held_out: Vec<_> = all.iter().filter(|s| wicht_held_out(&s.path)).collect();
@@ -40,13 +67,13 @@ fn wicht_newspaper_photos_floor() {
     let held = evaluate(&mut pipeline, &held_out);
     println!("{}", held.summary("wicht held-out"));
     assert!(held.found >= 30, "{}", held.summary("wicht held-out"));
-    assert!(held.perfect >= 26, "{}", held.summary("wicht held-out"));
-    assert!(held.cell_accuracy() >= 0.98, "{}", held.summary("wicht held-out"));
+    assert!(held.perfect >= 28, "{}", held.summary("wicht held-out"));
+    assert!(held.cell_accuracy() >= 0.995, "{}", held.summary("wicht held-out"));
 
     let whole = evaluate(&mut pipeline, &every);
     println!("{}", whole.summary("wicht all"));
-    assert!(whole.found >= 155, "{}", whole.summary("wicht all"));
-    assert!(whole.perfect >= 140, "{}", whole.summary("wicht all"));
+    assert!(whole.found >= 159, "{}", whole.summary("wicht all"));
+    assert!(whole.perfect >= 152, "{}", whole.summary("wicht all"));
 }
 
 #[test]
@@ -55,8 +82,8 @@ fn kubiesa_phone_photos_floor() {
     let samples: Vec<_> = samples.iter().collect();
     let score = evaluate(&mut pipeline(), &samples);
     println!("{}", score.summary("kubiesa"));
-    assert!(score.found >= 74, "{}", score.summary("kubiesa"));
-    assert!(score.cell_accuracy() >= 0.93, "{}", score.summary("kubiesa"));
+    assert!(score.found >= 78, "{}", score.summary("kubiesa"));
+    assert!(score.cell_accuracy() >= 0.975, "{}", score.summary("kubiesa"));
     assert!(score.pencil_right == score.pencil, "pencil marks must read as empty: {}", score.summary("kubiesa"));
     assert!(score.digits_right as f64 >= 0.99 * score.digits as f64, "{}", score.summary("kubiesa"));
     // The truth distinguishes pencil marks; make sure the set really has them.

@@ -189,7 +189,12 @@ pub fn evaluate(pipeline: &mut PhotoPipeline, samples: &[&Sample]) -> Score {
         score.found += 1;
         if let Some(truth) = sample.corners {
             let side = truth.sides().iter().sum::<f64>() / 4.0;
-            score.corner_errors.push(puzzle.quad.max_corner_distance(&truth) / side);
+            // The published corners follow the picture, ours the puzzle (they differ on photos
+            // taken sideways), so compare with the best-matching corner order.
+            let error = (0..4)
+                .map(|k| Quad(std::array::from_fn(|i| truth.0[(i + k) % 4])).max_corner_distance(&puzzle.quad))
+                .fold(f64::MAX, f64::min);
+            score.corner_errors.push(error / side);
         }
         let mut wrong = Vec::new();
         for (i, (truth, reading)) in sample.cells.iter().zip(&puzzle.reading.0).enumerate() {
