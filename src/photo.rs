@@ -121,12 +121,12 @@ impl PhotoPipeline {
         let mut quad = detection.quad;
         let mut solving = Duration::ZERO;
         let mut solved = timed(&mut solving, || solve_clues(&reading.digits()));
-        if solved.1 != Status::Solved || !reading.is_confident() {
-            if let Some((turned_quad, turned)) = self.read_turned(&rectified, &detection.quad, &reading)? {
-                tracing::debug!("puzzle is turned; reading it the right way up");
-                (quad, reading) = (turned_quad, turned);
-                solved = timed(&mut solving, || solve_clues(&reading.digits()));
-            }
+        if (solved.1 != Status::Solved || !reading.is_confident())
+            && let Some((turned_quad, turned)) = self.read_turned(&rectified, &detection.quad, &reading)?
+        {
+            tracing::debug!("puzzle is turned; reading it the right way up");
+            (quad, reading) = (turned_quad, turned);
+            solved = timed(&mut solving, || solve_clues(&reading.digits()));
         }
         times.read = start.elapsed().saturating_sub(solving);
         times.solve = solving;
