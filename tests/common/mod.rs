@@ -113,6 +113,8 @@ pub struct Score {
     pub pencil_right: usize,
     pub digits: usize,
     pub digits_right: usize,
+    /// Digit cells read as some digit, right or wrong (not as empty).
+    pub digits_seen: usize,
     pub solved: usize,
     /// Largest corner distance from the published corners, as a share of the grid's side.
     pub corner_errors: Vec<f64>,
@@ -139,7 +141,7 @@ impl Score {
         if self.pencil > 0 {
             s += &format!(", pencil marks read as empty {}/{}", self.pencil_right, self.pencil);
         }
-        s += &format!(", digits right {}/{}", self.digits_right, self.digits);
+        s += &format!(", digits right {}/{} (read as a digit {})", self.digits_right, self.digits, self.digits_seen);
         if !self.corner_errors.is_empty() {
             let mut e = self.corner_errors.clone();
             e.sort_by(f64::total_cmp);
@@ -209,6 +211,7 @@ pub fn evaluate(pipeline: &mut PhotoPipeline, samples: &[&Sample]) -> Score {
                 Truth::Digit(_) => {
                     score.digits += 1;
                     score.digits_right += right as usize;
+                    score.digits_seen += (reading.digit != 0) as usize;
                 }
                 Truth::Empty => {}
             }
