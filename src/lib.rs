@@ -3,9 +3,10 @@
 //!
 //! One module per pipeline stage:
 //! [`detect`] (find the grid) → [`cells`] (rectify and cut) → [`read`] (digit model) →
-//! [`solve`] → [`overlay`] (draw), tied together for still pictures by [`photo`].
+//! [`solve`] (with [`correct`] for misreads) → [`overlay`] (draw), tied together for still pictures by [`photo`].
 
 pub mod cells;
+pub mod correct;
 pub mod detect;
 pub mod error;
 pub mod geometry;

@@ -10,6 +10,7 @@ use opencv::prelude::*;
 use serde::Serialize;
 
 use crate::cells;
+use crate::correct::{Correction, correct};
 use crate::detect;
 use crate::error::{Error, Result};
 use crate::geometry::Quad;
@@ -41,6 +42,8 @@ pub struct Puzzle {
     pub clues: Grid,
     pub solution: Option<Grid>,
     pub status: Status,
+    /// Cells whose first reading broke the puzzle and was replaced by a next-best one.
+    pub corrections: Vec<Correction>,
 }
 
 /// Time spent in each stage of [`PhotoPipeline::process`].
@@ -128,11 +131,19 @@ impl PhotoPipeline {
             (quad, reading) = (turned_quad, turned);
             solved = timed(&mut solving, || solve_clues(&reading.digits()));
         }
+        let mut clues = reading.digits();
+        let mut corrections = Vec::new();
+        if solved.1 != Status::Solved
+            && let Some(fixed) = timed(&mut solving, || correct(&clues, &reading.0, |_| true))
+        {
+            tracing::debug!(?fixed.corrections, "corrected misread cells");
+            (clues, corrections) = (fixed.clues, fixed.corrections);
+            solved = (Some(fixed.solution), Status::Solved);
+        }
         times.read = start.elapsed().saturating_sub(solving);
         times.solve = solving;
-        let clues = reading.digits();
         let (solution, status) = solved;
-        Ok(Some(Puzzle { quad, reading, clues, solution, status }))
+        Ok(Some(Puzzle { quad, reading, clues, solution, status, corrections }))
     }
 
     /// Reads the grid turned by a quarter, half and three quarters; returns the reading and the
@@ -186,6 +197,8 @@ pub struct PuzzleReport {
     pub clues: String,
     pub solution: Option<String>,
     pub status: Status,
+    /// Cells changed from their first reading to make the puzzle valid and uniquely solvable.
+    pub corrected: Vec<Correction>,
 }
 
 impl From<&Puzzle> for PuzzleReport {
@@ -196,6 +209,7 @@ impl From<&Puzzle> for PuzzleReport {
             clues: puzzle.clues.to_string(),
             solution: puzzle.solution.map(|s| s.to_string()),
             status: puzzle.status,
+            corrected: puzzle.corrections.clone(),
         }
     }
 }

@@ -116,6 +116,8 @@ pub struct Score {
     /// Digit cells read as some digit, right or wrong (not as empty).
     pub digits_seen: usize,
     pub solved: usize,
+    /// Photos where a correction was applied.
+    pub corrected: usize,
     /// Largest corner distance from the published corners, as a share of the grid's side.
     pub corner_errors: Vec<f64>,
     pub times: Vec<StageTimes>,
@@ -134,8 +136,8 @@ impl Score {
     }
     pub fn summary(&self, name: &str) -> String {
         let mut s = format!(
-            "{name}: {} photos, grid found {}, read perfectly {} ({:.1}%), solved {}, cells right {}/{} ({:.2}%)",
-            self.photos, self.found, self.perfect, 100.0 * self.perfect_rate(), self.solved,
+            "{name}: {} photos, grid found {}, read perfectly {} ({:.1}%), solved {} ({} after correction), cells right {}/{} ({:.2}%)",
+            self.photos, self.found, self.perfect, 100.0 * self.perfect_rate(), self.solved, self.corrected,
             self.cells_right, self.cells, 100.0 * self.cell_accuracy()
         );
         if self.pencil > 0 {
@@ -200,7 +202,9 @@ pub fn evaluate(pipeline: &mut PhotoPipeline, samples: &[&Sample]) -> Score {
         }
         let mut wrong = Vec::new();
         for (i, (truth, reading)) in sample.cells.iter().zip(&puzzle.reading.0).enumerate() {
-            let right = reading.digit == truth.expected_digit();
+            // What the app reports: the reading after any correction.
+            let digit = puzzle.clues.0[i];
+            let right = digit == truth.expected_digit();
             score.cells += 1;
             score.cells_right += right as usize;
             match truth {
@@ -211,13 +215,16 @@ pub fn evaluate(pipeline: &mut PhotoPipeline, samples: &[&Sample]) -> Score {
                 Truth::Digit(_) => {
                     score.digits += 1;
                     score.digits_right += right as usize;
-                    score.digits_seen += (reading.digit != 0) as usize;
+                    score.digits_seen += (digit != 0) as usize;
                 }
                 Truth::Empty => {}
             }
             if !right {
-                wrong.push(format!("r{}c{} {:?} read {} ({:.2})", i / 9 + 1, i % 9 + 1, truth, reading.digit, reading.confidence));
+                wrong.push(format!("r{}c{} {:?} read {digit} ({:.2})", i / 9 + 1, i % 9 + 1, truth, reading.confidence));
             }
+        }
+        if !puzzle.corrections.is_empty() {
+            score.corrected += 1;
         }
         if wrong.is_empty() {
             score.perfect += 1;

@@ -1,0 +1,144 @@
+//! Correcting misread cells with the puzzle's own rules.
+//!
+//! A single misread clue makes a puzzle invalid, unsolvable or ambiguous. When that happens the
+//! least confident cells are given their next-best readings, one cell and then two at a time,
+//! and a correction is accepted only when it leaves exactly one solution and is clearly more
+//! likely than any other correction that does.
+
+use crate::grid::Grid;
+use crate::read::{CLASSES, CellReading};
+use crate::solve::solve;
+
+/// How many of the least confident cells are reconsidered.
+const SUSPECTS: usize = 8;
+/// Cells read at least this surely are left alone.
+const SURE: f32 = 0.97;
+/// Alternatives less likely than this are not tried.
+const MIN_ALTERNATIVE: f32 = 0.01;
+/// The best correction must be this many times likelier than the runner-up.
+const MARGIN: f32 = 3.0;
+
+/// One cell whose reading was changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Correction {
+    /// Index 0-80, row by row.
+    pub cell: usize,
+    /// What the model read first (0 = empty).
+    pub read: u8,
+    /// What the cell was corrected to.
+    pub now: u8,
+}
+
+/// A corrected set of clues and its unique solution.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Corrected {
+    pub clues: Grid,
+    pub solution: Grid,
+    pub corrections: Vec<Correction>,
+}
+
+/// Tries to turn `clues` (read as `readings`, cell by cell) into a puzzle with exactly one
+/// solution by changing one or two doubtful cells. `allowed` says which cells may change.
+pub fn correct(clues: &Grid, readings: &[CellReading], allowed: impl Fn(usize) -> bool) -> Option<Corrected> {
+    let mut suspects: Vec<usize> = (0..81.min(readings.len()))
+        .filter(|&i| allowed(i) && readings[i].confidence < SURE)
+        .collect();
+    suspects.sort_by(|&a, &b| readings[a].confidence.total_cmp(&readings[b].confidence));
+    suspects.truncate(SUSPECTS);
+
+    // (cell, digit, likelihood ratio of that digit to the first reading)
+    let options: Vec<(usize, u8, f32)> = suspects
+        .iter()
+        .flat_map(|&cell| {
+            let r = &readings[cell];
+            (0..CLASSES)
+                .filter(move |&d| d as u8 != r.digit && r.probabilities[d] >= MIN_ALTERNATIVE)
+                .map(move |d| (cell, d as u8, r.probabilities[d] / r.confidence.max(1e-6)))
+        })
+        .collect();
+
+    let mut found: Vec<(f32, Corrected)> = Vec::new();
+    for (i, &(cell, digit, ratio)) in options.iter().enumerate() {
+        try_change(clues, &[(cell, digit)], ratio, &mut found);
+        for &(cell2, digit2, ratio2) in &options[i + 1..] {
+            if cell2 != cell {
+                try_change(clues, &[(cell, digit), (cell2, digit2)], ratio * ratio2, &mut found);
+            }
+        }
+    }
+    found.sort_by(|a, b| b.0.total_cmp(&a.0));
+    match found.as_slice() {
+        [] => None,
+        [(_, only)] => Some(only.clone()),
+        [(best, first), (second, _), ..] => (*best >= MARGIN * *second).then(|| first.clone()),
+    }
+}
+
+fn try_change(clues: &Grid, changes: &[(usize, u8)], likelihood: f32, found: &mut Vec<(f32, Corrected)>) {
+    let mut changed = *clues;
+    for &(cell, digit) in changes {
+        changed.0[cell] = digit;
+    }
+    if let Ok(solution) = solve(&changed) {
+        let corrections = changes.iter().map(|&(cell, now)| Correction { cell, read: clues.0[cell], now }).collect();
+        found.push((likelihood, Corrected { clues: changed, solution, corrections }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PUZZLE: &str = "000000010400000000020000000000050407008000300001090000300400200050100000000806000";
+
+    fn sure(digit: u8) -> CellReading {
+        let mut probabilities = [0.0; CLASSES];
+        probabilities[digit as usize] = 0.999;
+        CellReading { digit, confidence: 0.999, probabilities }
+    }
+
+    fn doubtful(read: u8, truth: u8, p_read: f32) -> CellReading {
+        let mut probabilities = [0.0; CLASSES];
+        probabilities[read as usize] = p_read;
+        probabilities[truth as usize] = 1.0 - p_read;
+        CellReading { digit: read, confidence: p_read, probabilities }
+    }
+
+    #[test]
+    fn fixes_a_misread_clue_with_its_second_reading() {
+        let truth: Grid = PUZZLE.parse().unwrap();
+        let mut readings: Vec<CellReading> = truth.0.iter().map(|&d| sure(d)).collect();
+        // The 1 in cell 7 was read as a 7 (a common confusion), not very surely.
+        readings[7] = doubtful(7, 1, 0.6);
+        let mut misread = truth;
+        misread.0[7] = 7;
+        assert!(solve(&misread).is_err());
+        let fixed = correct(&misread, &readings, |_| true).expect("a correction");
+        assert_eq!(fixed.clues, truth);
+        assert_eq!(fixed.corrections, vec![Correction { cell: 7, read: 7, now: 1 }]);
+        assert_eq!(Ok(fixed.solution), solve(&truth));
+    }
+
+    #[test]
+    fn restores_a_clue_read_as_empty() {
+        let truth: Grid = PUZZLE.parse().unwrap();
+        let mut readings: Vec<CellReading> = truth.0.iter().map(|&d| sure(d)).collect();
+        readings[9] = doubtful(0, 4, 0.55);
+        let mut misread = truth;
+        misread.0[9] = 0;
+        let fixed = correct(&misread, &readings, |_| true).expect("a correction");
+        assert_eq!(fixed.corrections, vec![Correction { cell: 9, read: 0, now: 4 }]);
+    }
+
+    #[test]
+    fn leaves_sure_cells_and_forbidden_cells_alone() {
+        let truth: Grid = PUZZLE.parse().unwrap();
+        let readings: Vec<CellReading> = truth.0.iter().map(|&d| sure(d)).collect();
+        let mut misread = truth;
+        misread.0[7] = 7;
+        assert_eq!(correct(&misread, &readings, |_| true), None, "every reading is sure");
+        let mut doubtful_readings = readings.clone();
+        doubtful_readings[7] = doubtful(7, 1, 0.6);
+        assert_eq!(correct(&misread, &doubtful_readings, |cell| cell != 7), None);
+    }
+}
