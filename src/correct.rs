@@ -6,7 +6,7 @@
 //! likely than any other correction that does.
 
 use crate::grid::Grid;
-use crate::read::{CLASSES, CellReading};
+use crate::read::CLASSES;
 use crate::solve::solve;
 
 /// How many of the least confident cells are reconsidered.
@@ -37,23 +37,24 @@ pub struct Corrected {
     pub corrections: Vec<Correction>,
 }
 
-/// Tries to turn `clues` (read as `readings`, cell by cell) into a puzzle with exactly one
-/// solution by changing one or two doubtful cells. `allowed` says which cells may change.
-pub fn correct(clues: &Grid, readings: &[CellReading], allowed: impl Fn(usize) -> bool) -> Option<Corrected> {
-    let mut suspects: Vec<usize> = (0..81.min(readings.len()))
-        .filter(|&i| allowed(i) && readings[i].confidence < SURE)
-        .collect();
-    suspects.sort_by(|&a, &b| readings[a].confidence.total_cmp(&readings[b].confidence));
+/// Tries to turn `clues` into a puzzle with exactly one solution by changing one or two doubtful
+/// cells. `likelihoods[i][d]` is how likely cell `i` holds clue `d` (0 = no clue), as the reader
+/// saw it; `allowed` says which cells may change.
+pub fn correct(clues: &Grid, likelihoods: &[[f32; CLASSES]], allowed: impl Fn(usize) -> bool) -> Option<Corrected> {
+    let current = |cell: usize| likelihoods[cell][clues.0[cell] as usize];
+    let mut suspects: Vec<usize> = (0..81.min(likelihoods.len())).filter(|&i| allowed(i) && current(i) < SURE).collect();
+    suspects.sort_by(|&a, &b| current(a).total_cmp(&current(b)));
     suspects.truncate(SUSPECTS);
 
-    // (cell, digit, likelihood ratio of that digit to the first reading)
+    // (cell, digit, likelihood ratio of that digit to the current one)
     let options: Vec<(usize, u8, f32)> = suspects
         .iter()
         .flat_map(|&cell| {
-            let r = &readings[cell];
+            let p = likelihoods[cell];
+            let now = clues.0[cell] as usize;
             (0..CLASSES)
-                .filter(move |&d| d as u8 != r.digit && r.probabilities[d] >= MIN_ALTERNATIVE)
-                .map(move |d| (cell, d as u8, r.probabilities[d] / r.confidence.max(1e-6)))
+                .filter(move |&d| d != now && p[d] >= MIN_ALTERNATIVE)
+                .map(move |d| (cell, d as u8, p[d] / p[now].max(1e-6)))
         })
         .collect();
 
@@ -91,23 +92,23 @@ mod tests {
 
     const PUZZLE: &str = "000000010400000000020000000000050407008000300001090000300400200050100000000806000";
 
-    fn sure(digit: u8) -> CellReading {
-        let mut probabilities = [0.0; CLASSES];
-        probabilities[digit as usize] = 0.999;
-        CellReading { digit, confidence: 0.999, probabilities }
+    fn sure(digit: u8) -> [f32; CLASSES] {
+        let mut p = [0.0; CLASSES];
+        p[digit as usize] = 0.999;
+        p
     }
 
-    fn doubtful(read: u8, truth: u8, p_read: f32) -> CellReading {
-        let mut probabilities = [0.0; CLASSES];
-        probabilities[read as usize] = p_read;
-        probabilities[truth as usize] = 1.0 - p_read;
-        CellReading { digit: read, confidence: p_read, probabilities }
+    fn doubtful(read: u8, truth: u8, p_read: f32) -> [f32; CLASSES] {
+        let mut p = [0.0; CLASSES];
+        p[read as usize] = p_read;
+        p[truth as usize] = 1.0 - p_read;
+        p
     }
 
     #[test]
     fn fixes_a_misread_clue_with_its_second_reading() {
         let truth: Grid = PUZZLE.parse().unwrap();
-        let mut readings: Vec<CellReading> = truth.0.iter().map(|&d| sure(d)).collect();
+        let mut readings: Vec<[f32; CLASSES]> = truth.0.iter().map(|&d| sure(d)).collect();
         // The 1 in cell 7 was read as a 7 (a common confusion), not very surely.
         readings[7] = doubtful(7, 1, 0.6);
         let mut misread = truth;
@@ -122,7 +123,7 @@ mod tests {
     #[test]
     fn restores_a_clue_read_as_empty() {
         let truth: Grid = PUZZLE.parse().unwrap();
-        let mut readings: Vec<CellReading> = truth.0.iter().map(|&d| sure(d)).collect();
+        let mut readings: Vec<[f32; CLASSES]> = truth.0.iter().map(|&d| sure(d)).collect();
         readings[9] = doubtful(0, 4, 0.55);
         let mut misread = truth;
         misread.0[9] = 0;
@@ -133,9 +134,9 @@ mod tests {
     #[test]
     fn leaves_sure_cells_and_forbidden_cells_alone() {
         let truth: Grid = PUZZLE.parse().unwrap();
-        let readings: Vec<CellReading> = truth.0.iter().map(|&d| sure(d)).collect();
         let mut misread = truth;
         misread.0[7] = 7;
+        let readings: Vec<[f32; CLASSES]> = misread.0.iter().map(|&d| sure(d)).collect();
         assert_eq!(correct(&misread, &readings, |_| true), None, "every reading is sure");
         let mut doubtful_readings = readings.clone();
         doubtful_readings[7] = doubtful(7, 1, 0.6);

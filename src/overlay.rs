@@ -15,6 +15,8 @@ use crate::grid::Grid;
 const MASK_CELL: i32 = 64;
 /// Green (BGR): stands out from black or red print and from white, grey or blue paper.
 pub const SOLUTION_COLOUR: [u8; 3] = [30, 160, 0];
+/// Red-orange (BGR) for handwritten entries that contradict the solution.
+pub const WRONG_COLOUR: [u8; 3] = [20, 40, 235];
 
 /// The digits of `solution` that `clues` leaves empty, as an 8-bit coverage mask of the grid.
 pub fn render_digits(clues: &Grid, solution: &Grid) -> Result<Mat> {
@@ -41,7 +43,20 @@ pub fn render_digits(clues: &Grid, solution: &Grid) -> Result<Mat> {
     Ok(mask)
 }
 
-/// Warps `mask` (from [`render_digits`]) onto the grid at `quad` in `image` (BGR) and blends it
+/// A ring around each of `cells` (indices 0-80), as a coverage mask of the grid like
+/// [`render_digits`]: how a wrong handwritten entry is pointed out.
+pub fn render_marks(cells: &[usize]) -> Result<Mat> {
+    let side = 9 * MASK_CELL;
+    let mut mask = Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(0.0))?;
+    for &cell in cells.iter().filter(|&&c| c < 81) {
+        let (row, col) = ((cell / 9) as i32, (cell % 9) as i32);
+        let centre = Point::new(col * MASK_CELL + MASK_CELL / 2, row * MASK_CELL + MASK_CELL / 2);
+        imgproc::circle(&mut mask, centre, MASK_CELL * 2 / 5, Scalar::all(255.0), (MASK_CELL / 12).max(1), imgproc::LINE_AA, 0)?;
+    }
+    Ok(mask)
+}
+
+/// Warps `mask` (from [`render_digits`] or [`render_marks`]) onto the grid at `quad` in `image` (BGR) and blends it
 /// in `colour`. Only the grid's bounding box is warped, so the cost follows the grid's size.
 pub fn draw(image: &mut Mat, mask: &Mat, quad: &Quad, colour: [u8; 3]) -> Result<()> {
     let bounds = Rect::new(0, 0, image.cols(), image.rows());
@@ -126,6 +141,16 @@ mod tests {
         assert!(green_pixels_in(&image, Rect::new(50, 20, 40, 40)) > 50);
         assert_eq!(green_pixels_in(&image, Rect::new(370, 340, 40, 40)), 0);
         assert_eq!(green_pixels_in(&image, Rect::new(90, 20, 320, 320)), 0);
+    }
+
+    #[test]
+    fn marks_ring_the_named_cells_only() {
+        let marks = render_marks(&[40]).unwrap();
+        let mut image = Mat::new_rows_cols_with_default(360, 360, CV_8UC3, Scalar::all(255.0)).unwrap();
+        let quad = Quad([[0.0, 0.0], [360.0, 0.0], [360.0, 360.0], [0.0, 360.0]]);
+        draw(&mut image, &marks, &quad, [0, 200, 0]).unwrap();
+        assert!(green_pixels_in(&image, Rect::new(160, 160, 40, 40)) > 30, "ring around the centre cell");
+        assert_eq!(green_pixels_in(&image, Rect::new(0, 0, 150, 150)), 0);
     }
 
     #[test]

@@ -39,11 +39,22 @@ pub struct Puzzle {
     /// Corners in the picture's pixels.
     pub quad: Quad,
     pub reading: GridReading,
+    /// The printed clues: the puzzle as published, which the solution is computed from.
     pub clues: Grid,
+    /// Digits somebody wrote into the grid (0 elsewhere).
+    pub entries: Grid,
     pub solution: Option<Grid>,
     pub status: Status,
     /// Cells whose first reading broke the puzzle and was replaced by a next-best one.
     pub corrections: Vec<Correction>,
+}
+
+impl Puzzle {
+    /// Cells whose handwritten entry disagrees with the solution.
+    pub fn wrong_entries(&self) -> Vec<usize> {
+        let Some(solution) = self.solution else { return Vec::new() };
+        (0..81).filter(|&i| self.entries.0[i] != 0 && self.entries.0[i] != solution.0[i]).collect()
+    }
 }
 
 /// Time spent in each stage of [`PhotoPipeline::process`].
@@ -123,27 +134,35 @@ impl PhotoPipeline {
         let mut reading = self.reader.read_grid(cells::cell_batch(&rectified)?.view())?;
         let mut quad = detection.quad;
         let mut solving = Duration::ZERO;
-        let mut solved = timed(&mut solving, || solve_clues(&reading.digits()));
+        let mut solved = timed(&mut solving, || solve_clues(&reading.printed()));
         if (solved.1 != Status::Solved || !reading.is_confident())
             && let Some((turned_quad, turned)) = self.read_turned(&rectified, &detection.quad, &reading)?
         {
             tracing::debug!("puzzle is turned; reading it the right way up");
             (quad, reading) = (turned_quad, turned);
-            solved = timed(&mut solving, || solve_clues(&reading.digits()));
+            solved = timed(&mut solving, || solve_clues(&reading.printed()));
         }
-        let mut clues = reading.digits();
+        let mut clues = reading.printed();
         let mut corrections = Vec::new();
-        if solved.1 != Status::Solved
-            && let Some(fixed) = timed(&mut solving, || correct(&clues, &reading.0, |_| true))
-        {
-            tracing::debug!(?fixed.corrections, "corrected misread cells");
-            (clues, corrections) = (fixed.clues, fixed.corrections);
-            solved = (Some(fixed.solution), Status::Solved);
+        if solved.1 != Status::Solved {
+            let likelihoods: Vec<_> = reading.0.iter().map(|r| r.as_clue).collect();
+            if let Some(fixed) = timed(&mut solving, || correct(&clues, &likelihoods, |_| true)) {
+                tracing::debug!(?fixed.corrections, "corrected misread cells");
+                (clues, corrections) = (fixed.clues, fixed.corrections);
+                solved = (Some(fixed.solution), Status::Solved);
+            }
+        }
+        // A cell corrected into a printed clue is no longer a handwritten entry.
+        let mut entries = reading.handwritten();
+        for c in &corrections {
+            if c.now != 0 {
+                entries.0[c.cell] = 0;
+            }
         }
         times.read = start.elapsed().saturating_sub(solving);
         times.solve = solving;
         let (solution, status) = solved;
-        Ok(Some(Puzzle { quad, reading, clues, solution, status, corrections }))
+        Ok(Some(Puzzle { quad, reading, clues, entries, solution, status, corrections }))
     }
 
     /// Reads the grid turned by a quarter, half and three quarters; returns the reading and the
@@ -172,8 +191,18 @@ impl PhotoPipeline {
 pub fn annotate(image: &mut Mat, puzzle: &Puzzle) -> Result<()> {
     match puzzle.solution {
         Some(solution) => {
-            let mask = overlay::render_digits(&puzzle.clues, &solution)?;
-            overlay::draw(image, &mask, &puzzle.quad, overlay::SOLUTION_COLOUR)
+            let mut filled = puzzle.clues;
+            for (cell, &entry) in filled.0.iter_mut().zip(&puzzle.entries.0) {
+                *cell = (*cell).max(entry);
+            }
+            let mask = overlay::render_digits(&filled, &solution)?;
+            overlay::draw(image, &mask, &puzzle.quad, overlay::SOLUTION_COLOUR)?;
+            let wrong = puzzle.wrong_entries();
+            if !wrong.is_empty() {
+                let marks = overlay::render_marks(&wrong)?;
+                overlay::draw(image, &marks, &puzzle.quad, overlay::WRONG_COLOUR)?;
+            }
+            Ok(())
         }
         None => {
             let thickness = (image.cols().max(image.rows()) / 400).max(2);
@@ -195,6 +224,12 @@ pub enum PhotoReport {
 pub struct PuzzleReport {
     pub corners: [[f64; 2]; 4],
     pub clues: String,
+    /// 1 where a handwritten digit was read.
+    pub handwritten: String,
+    /// The handwritten digits (0 elsewhere).
+    pub entries: String,
+    /// Handwritten entries that contradict the solution, as cell indices 0-80.
+    pub wrong_entries: Vec<usize>,
     pub solution: Option<String>,
     pub status: Status,
     /// Cells changed from their first reading to make the puzzle valid and uniquely solvable.
@@ -207,6 +242,9 @@ impl From<&Puzzle> for PuzzleReport {
         PuzzleReport {
             corners: puzzle.quad.0.map(|[x, y]| [round(x), round(y)]),
             clues: puzzle.clues.to_string(),
+            handwritten: puzzle.entries.0.iter().map(|&d| if d != 0 { '1' } else { '0' }).collect(),
+            entries: puzzle.entries.to_string(),
+            wrong_entries: puzzle.wrong_entries(),
             solution: puzzle.solution.map(|s| s.to_string()),
             status: puzzle.status,
             corrected: puzzle.corrections.clone(),
@@ -256,6 +294,25 @@ mod tests {
         let mut twice = puzzle;
         twice.0[0] = 1; // row 0 has a 1 already
         assert_eq!(solve_clues(&twice), (None, Status::Invalid));
+    }
+
+    #[test]
+    fn wrong_entries_are_those_that_contradict_the_solution() {
+        let clues: Grid = "000000010400000000020000000000050407008000300001090000300400200050100000000806000".parse().unwrap();
+        let solution = solve(&clues).unwrap();
+        let mut entries = Grid::EMPTY;
+        entries.0[0] = solution.0[0]; // right
+        entries.0[1] = solution.0[1] % 9 + 1; // wrong
+        let puzzle = Puzzle {
+            quad: Quad::UNIT,
+            reading: GridReading(Vec::new()),
+            clues,
+            entries,
+            solution: Some(solution),
+            status: Status::Solved,
+            corrections: Vec::new(),
+        };
+        assert_eq!(puzzle.wrong_entries(), vec![1]);
     }
 
     #[test]

@@ -13,18 +13,26 @@ use crate::grid::Grid;
 
 /// The model trained by `models/train.py`, built into the binary so that it runs from anywhere.
 pub static BUILTIN_MODEL: &[u8] = include_bytes!("../models/digits.onnx");
-/// Classes the model tells apart: 0 for an empty cell, 1 to 9 for the digits.
+/// What a cell can hold: 0 for empty, 1 to 9 for the digits.
 pub const CLASSES: usize = 10;
+/// A model with this many outputs also tells printed from handwritten digits: 0 empty, 1-9
+/// printed, 10-18 handwritten. One with [`CLASSES`] outputs reads every digit as printed.
+pub const CLASSES_WITH_STYLE: usize = 19;
 
 /// What the model sees in one cell.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CellReading {
     /// 0 for empty, else the digit.
     pub digit: u8,
-    /// The model's probability for `digit`.
+    /// Whether the digit looks handwritten rather than printed.
+    pub handwritten: bool,
+    /// The model's probability for `digit` (printed and handwritten together).
     pub confidence: f32,
-    /// Probabilities of all classes, for second guesses.
+    /// Probability of each digit (printed and handwritten together), 0 for empty.
     pub probabilities: [f32; CLASSES],
+    /// The cell as a printed clue: probability of each printed digit, and at 0 of no printed
+    /// digit (empty or handwritten).
+    pub as_clue: [f32; CLASSES],
 }
 
 /// All 81 cells, row by row.
@@ -45,10 +53,25 @@ impl GridReading {
         self.0.iter().map(|c| c.confidence.max(1e-6).ln()).sum::<f32>() / self.0.len().max(1) as f32
     }
 
+    /// Every digit read, printed or handwritten.
     pub fn digits(&self) -> Grid {
+        self.grid_of(|r| r.digit)
+    }
+
+    /// The printed digits only: the puzzle as it was published.
+    pub fn printed(&self) -> Grid {
+        self.grid_of(|r| if r.handwritten { 0 } else { r.digit })
+    }
+
+    /// The handwritten digits only: what somebody filled in.
+    pub fn handwritten(&self) -> Grid {
+        self.grid_of(|r| if r.handwritten { r.digit } else { 0 })
+    }
+
+    fn grid_of(&self, digit: impl Fn(&CellReading) -> u8) -> Grid {
         let mut grid = Grid::EMPTY;
         for (cell, reading) in grid.0.iter_mut().zip(&self.0) {
-            *cell = reading.digit;
+            *cell = digit(reading);
         }
         grid
     }
@@ -90,10 +113,14 @@ impl DigitReader {
         let input = TensorRef::from_array_view(cells)?;
         let outputs = self.session.run(ort::inputs![input])?;
         let logits = outputs[0].try_extract_array::<f32>()?;
-        if logits.shape() != [n, CLASSES] {
-            return Err(Error::Inference(format!("model gave output of shape {:?}, expected [{n}, {CLASSES}]", logits.shape())));
+        let width = logits.shape().get(1).copied().unwrap_or(0);
+        if logits.shape()[0] != n || (width != CLASSES && width != CLASSES_WITH_STYLE) {
+            return Err(Error::Inference(format!(
+                "model gave output of shape {:?}, expected [{n}, {CLASSES}] or [{n}, {CLASSES_WITH_STYLE}]",
+                logits.shape()
+            )));
         }
-        Ok(logits.outer_iter().map(|row| reading_from_logits(row.as_slice().unwrap_or(&[0.0; CLASSES]))).collect())
+        Ok(logits.outer_iter().map(|row| reading_from_logits(&row.iter().copied().collect::<Vec<f32>>())).collect())
     }
 
     /// Reads a whole grid: the 81 cells from [`crate::cells::cell_batch`].
@@ -104,19 +131,20 @@ impl DigitReader {
 
 fn reading_from_logits(logits: &[f32]) -> CellReading {
     let max = logits.iter().copied().fold(f32::MIN, f32::max);
-    let mut probabilities = [0.0f32; CLASSES];
-    let mut sum = 0.0;
-    for (p, &l) in probabilities.iter_mut().zip(logits) {
-        *p = (l - max).exp();
-        sum += *p;
-    }
-    probabilities.iter_mut().for_each(|p| *p /= sum);
+    let mut p: Vec<f32> = logits.iter().map(|&l| (l - max).exp()).collect();
+    let sum: f32 = p.iter().sum();
+    p.iter_mut().for_each(|v| *v /= sum);
+    let handwritten_of = |d: usize| if p.len() == CLASSES_WITH_STYLE && d > 0 { p[d + 9] } else { 0.0 };
+    let probabilities: [f32; CLASSES] = std::array::from_fn(|d| p[d] + handwritten_of(d));
+    let mut as_clue: [f32; CLASSES] = std::array::from_fn(|d| p[d]);
+    as_clue[0] += (1..CLASSES).map(handwritten_of).sum::<f32>();
     let (digit, &confidence) = probabilities
         .iter()
         .enumerate()
         .max_by(|a, b| a.1.total_cmp(b.1))
         .unwrap_or((0, &0.0));
-    CellReading { digit: digit as u8, confidence, probabilities }
+    let handwritten = digit > 0 && handwritten_of(digit) > p[digit];
+    CellReading { digit: digit as u8, handwritten, confidence, probabilities, as_clue }
 }
 
 /// ONNX Runtime's one environment per process, loaded on first use from the first library
@@ -170,9 +198,24 @@ mod tests {
         logits[7] = 5.0;
         logits[1] = 3.0;
         let reading = reading_from_logits(&logits);
-        assert_eq!(reading.digit, 7);
+        assert_eq!((reading.digit, reading.handwritten), (7, false));
         assert!((reading.probabilities.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         assert!(reading.confidence > 0.8 && reading.probabilities[1] > reading.probabilities[2]);
+        assert_eq!(reading.as_clue, reading.probabilities);
+    }
+
+    #[test]
+    fn printed_and_handwritten_classes_add_up_per_digit() {
+        let mut logits = [0.0f32; CLASSES_WITH_STYLE];
+        logits[4] = 2.0; // printed 4
+        logits[9 + 4] = 2.5; // handwritten 4
+        logits[9 + 9] = 2.8; // handwritten 9, likelier than either 4 alone but not than both
+        let reading = reading_from_logits(&logits);
+        assert_eq!((reading.digit, reading.handwritten), (4, true));
+        assert!(reading.probabilities[4] > reading.probabilities[9]);
+        // As a printed clue the cell is most likely "no clue" (empty or handwritten).
+        assert!(reading.as_clue[0] > reading.as_clue[4]);
+        assert!((reading.as_clue.iter().sum::<f32>() - 1.0).abs() < 1e-5);
     }
 
     #[test]

@@ -203,7 +203,7 @@ pub fn evaluate(pipeline: &mut PhotoPipeline, samples: &[&Sample]) -> Score {
         let mut wrong = Vec::new();
         for (i, (truth, reading)) in sample.cells.iter().zip(&puzzle.reading.0).enumerate() {
             // What the app reports: the reading after any correction.
-            let digit = puzzle.clues.0[i];
+            let digit = puzzle.clues.0[i].max(puzzle.entries.0[i]);
             let right = digit == truth.expected_digit();
             score.cells += 1;
             score.cells_right += right as usize;
