@@ -4,12 +4,12 @@
 //! together.
 
 use ndarray::Array4;
-use opencv::core::{Mat, Rect, Scalar, Size};
+use opencv::core::{Mat, Rect, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
 
 use crate::error::Result;
-use crate::geometry::{Homography, Quad};
+use crate::geometry::{Homography, Quad, warp};
 use crate::raster::GrayView;
 
 /// Side of one cell in the rectified grid, in pixels, and of the digit model's input.
@@ -45,17 +45,7 @@ pub fn rectify(gray: &Mat, quad: &Quad) -> Result<Mat> {
     let rectified_from_image = Homography::from_quads(&quad, &grid_px).ok_or_else(|| {
         opencv::Error::new(opencv::core::StsBadArg, "degenerate grid corners")
     })?;
-    let mut rectified = Mat::default();
-    imgproc::warp_perspective(
-        source,
-        &mut rectified,
-        &rectified_from_image.to_mat()?,
-        Size::new(GRID, GRID),
-        imgproc::INTER_LINEAR,
-        opencv::core::BORDER_REPLICATE,
-        Scalar::default(),
-    )?;
-    Ok(rectified)
+    Ok(warp(source, &rectified_from_image, Size::new(GRID, GRID), true)?)
 }
 
 /// The part of `gray` that holds `quad` plus a small margin, and the region's top-left corner.
@@ -83,7 +73,7 @@ pub fn cell_batch(rectified: &Mat) -> Result<Array4<f32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use opencv::core::{CV_8UC1, Point};
+    use opencv::core::{CV_8UC1, Point, Scalar};
 
     #[test]
     fn cells_come_out_row_by_row() {

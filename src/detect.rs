@@ -13,7 +13,7 @@ use opencv::imgproc;
 use opencv::prelude::*;
 
 use crate::error::Result;
-use crate::geometry::{Homography, Quad, distance};
+use crate::geometry::{Homography, Quad, distance, warp};
 use crate::raster::GrayView;
 
 /// Longest side, in pixels, of the image the outline search works on.
@@ -186,16 +186,7 @@ pub fn grid_score(gray: &Mat, quad: &Quad) -> Result<f64> {
         return Ok(0.0);
     };
     let check_from_image = Homography::scaling(side as f64).after(&grid_from_image);
-    let mut rectified = Mat::default();
-    imgproc::warp_perspective(
-        gray,
-        &mut rectified,
-        &check_from_image.to_mat()?,
-        Size::new(side, side),
-        imgproc::INTER_LINEAR,
-        opencv::core::BORDER_REPLICATE,
-        Scalar::default(),
-    )?;
+    let rectified = warp(gray, &check_from_image, Size::new(side, side), true)?;
     let mut binary = Mat::default();
     imgproc::adaptive_threshold(
         &rectified,

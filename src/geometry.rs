@@ -164,6 +164,23 @@ impl Homography {
     }
 }
 
+/// Warps `src` by `dst_from_src` into a `size` image, bilinear; pixels from outside `src` repeat
+/// its edge (`replicate_edge`) or are 0.
+pub fn warp(src: &Mat, dst_from_src: &Homography, size: opencv::core::Size, replicate_edge: bool) -> opencv::Result<Mat> {
+    let border = if replicate_edge { opencv::core::BORDER_REPLICATE } else { opencv::core::BORDER_CONSTANT };
+    let mut dst = Mat::default();
+    opencv::imgproc::warp_perspective(
+        src,
+        &mut dst,
+        &dst_from_src.to_mat()?,
+        size,
+        opencv::imgproc::INTER_LINEAR,
+        border,
+        opencv::core::Scalar::default(),
+    )?;
+    Ok(dst)
+}
+
 /// Gaussian elimination with partial pivoting on an 8x8 system given as rows [a | b].
 fn solve_linear_8(mut a: [[f64; 9]; 8]) -> Option<[f64; 8]> {
     for col in 0..8 {

@@ -9,9 +9,16 @@ fn main() -> std::process::ExitCode {
     cli::init_logging(args.verbose);
     match cli::run(args) {
         Ok(code) => code,
+        // A reader that stops early (`sudoku-ar solve | head`) is not an error.
+        Err(err) if is_broken_pipe(&err) => std::process::ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("sudoku-ar: {err:#}");
             std::process::ExitCode::from(2)
         }
     }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain()
+        .any(|cause| cause.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe))
 }

@@ -8,7 +8,7 @@ use opencv::imgproc;
 use opencv::prelude::*;
 
 use crate::error::Result;
-use crate::geometry::{Homography, Quad};
+use crate::geometry::{Homography, Quad, warp};
 use crate::grid::Grid;
 
 /// Side of a cell in the rendered mask; large enough that warping up stays smooth.
@@ -65,16 +65,7 @@ pub fn draw(image: &mut Mat, mask: &Mat, quad: &Quad, colour: [u8; 3]) -> Result
     let region_from_mask = Homography::translation(-region.x as f64, -region.y as f64)
         .after(&image_from_grid)
         .after(&Homography::scaling(1.0 / mask.cols() as f64));
-    let mut coverage = Mat::default();
-    imgproc::warp_perspective(
-        mask,
-        &mut coverage,
-        &region_from_mask.to_mat()?,
-        Size::new(region.width, region.height),
-        imgproc::INTER_LINEAR,
-        opencv::core::BORDER_CONSTANT,
-        Scalar::all(0.0),
-    )?;
+    let coverage = warp(mask, &region_from_mask, Size::new(region.width, region.height), false)?;
     let mut target = Mat::roi_mut(image, region)?;
     for y in 0..region.height {
         let alpha_row = coverage.at_row::<u8>(y)?;
