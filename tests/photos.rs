@@ -67,13 +67,15 @@ fn wicht_newspaper_photos_floor() {
     let held = evaluate(&mut pipeline, &held_out);
     println!("{}", held.summary("wicht held-out"));
     assert!(held.found >= 30, "{}", held.summary("wicht held-out"));
-    assert!(held.perfect >= 28, "{}", held.summary("wicht held-out"));
+    assert!(held.perfect >= 29, "{}", held.summary("wicht held-out"));
     assert!(held.cell_accuracy() >= 0.995, "{}", held.summary("wicht held-out"));
 
     let whole = evaluate(&mut pipeline, &every);
     println!("{}", whole.summary("wicht all"));
     assert!(whole.found >= 159, "{}", whole.summary("wicht all"));
-    assert!(whole.perfect >= 152, "{}", whole.summary("wicht all"));
+    assert!(whole.perfect >= 154, "{}", whole.summary("wicht all"));
+    // Newspaper puzzles are printed: hardly anything may read as handwritten.
+    assert!(whole.handwritten <= 20, "{}", whole.summary("wicht all"));
 }
 
 #[test]
@@ -86,6 +88,10 @@ fn kubiesa_phone_photos_floor() {
     assert!(score.cell_accuracy() >= 0.975, "{}", score.summary("kubiesa"));
     assert!(score.pencil_right == score.pencil, "pencil marks must read as empty: {}", score.summary("kubiesa"));
     assert!(score.digits_right as f64 >= 0.99 * score.digits as f64, "{}", score.summary("kubiesa"));
+    // Solutions come from the printed clues, so misread handwriting does not stop them.
+    assert!(score.solved >= 74, "{}", score.summary("kubiesa"));
+    // These puzzles were filled in by hand: a good share of digits must read as handwritten.
+    assert!(score.handwritten * 4 >= score.digits, "{}", score.summary("kubiesa"));
     // The truth distinguishes pencil marks; make sure the set really has them.
     assert!(samples.iter().any(|s| s.cells.contains(&Truth::PencilMarks)));
 }

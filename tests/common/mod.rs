@@ -116,6 +116,8 @@ pub struct Score {
     /// Digit cells read as some digit, right or wrong (not as empty).
     pub digits_seen: usize,
     pub solved: usize,
+    /// Cells read as handwritten.
+    pub handwritten: usize,
     /// Photos where a correction was applied.
     pub corrected: usize,
     /// Largest corner distance from the published corners, as a share of the grid's side.
@@ -143,7 +145,10 @@ impl Score {
         if self.pencil > 0 {
             s += &format!(", pencil marks read as empty {}/{}", self.pencil_right, self.pencil);
         }
-        s += &format!(", digits right {}/{} (read as a digit {})", self.digits_right, self.digits, self.digits_seen);
+        s += &format!(
+            ", digits right {}/{} (read as a digit {}), read as handwritten {}",
+            self.digits_right, self.digits, self.digits_seen, self.handwritten
+        );
         if !self.corner_errors.is_empty() {
             let mut e = self.corner_errors.clone();
             e.sort_by(f64::total_cmp);
@@ -153,8 +158,14 @@ impl Score {
     }
 }
 
+/// The photo pipeline with the built-in model, or the one named by `SUDOKU_MODEL` (to compare a
+/// freshly trained model before building it in).
 pub fn pipeline() -> PhotoPipeline {
-    PhotoPipeline::new(DigitReader::builtin().expect("digit model and ONNX Runtime (run bash .ci/setup)"))
+    let reader = match std::env::var_os("SUDOKU_MODEL") {
+        Some(path) => DigitReader::from_file(Path::new(&path)),
+        None => DigitReader::builtin(),
+    };
+    PhotoPipeline::new(reader.expect("digit model and ONNX Runtime (run bash .ci/setup)"))
 }
 
 /// Runs the photo pipeline over `samples` and scores it against the truth.
@@ -223,6 +234,7 @@ pub fn evaluate(pipeline: &mut PhotoPipeline, samples: &[&Sample]) -> Score {
                 wrong.push(format!("r{}c{} {:?} read {digit} ({:.2})", i / 9 + 1, i % 9 + 1, truth, reading.confidence));
             }
         }
+        score.handwritten += puzzle.entries.filled();
         if !puzzle.corrections.is_empty() {
             score.corrected += 1;
         }
