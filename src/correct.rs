@@ -105,16 +105,23 @@ mod tests {
         p
     }
 
-    #[test]
-    fn fixes_a_misread_clue_with_its_second_reading() {
+    /// The puzzle with `cell` misread as `read` (probability `p_read`, the rest on the truth),
+    /// every other cell read surely: (truth, what was read, likelihoods).
+    fn misread(cell: usize, read: u8, p_read: f32) -> (Grid, Grid, Vec<[f32; CLASSES]>) {
         let truth: Grid = PUZZLE.parse().unwrap();
         let mut readings: Vec<[f32; CLASSES]> = truth.0.iter().map(|&d| sure(d)).collect();
+        readings[cell] = doubtful(read, truth.0[cell], p_read);
+        let mut clues = truth;
+        clues.0[cell] = read;
+        (truth, clues, readings)
+    }
+
+    #[test]
+    fn fixes_a_misread_clue_with_its_second_reading() {
         // The 1 in cell 7 was read as a 7 (a common confusion), not very surely.
-        readings[7] = doubtful(7, 1, 0.6);
-        let mut misread = truth;
-        misread.0[7] = 7;
-        assert!(solve(&misread).is_err());
-        let fixed = correct(&misread, &readings, |_| true).expect("a correction");
+        let (truth, clues, readings) = misread(7, 7, 0.6);
+        assert!(solve(&clues).is_err());
+        let fixed = correct(&clues, &readings, |_| true).expect("a correction");
         assert_eq!(fixed.clues, truth);
         assert_eq!(fixed.corrections, vec![Correction { cell: 7, read: 7, now: 1 }]);
         assert_eq!(Ok(fixed.solution), solve(&truth));
@@ -122,24 +129,16 @@ mod tests {
 
     #[test]
     fn restores_a_clue_read_as_empty() {
-        let truth: Grid = PUZZLE.parse().unwrap();
-        let mut readings: Vec<[f32; CLASSES]> = truth.0.iter().map(|&d| sure(d)).collect();
-        readings[9] = doubtful(0, 4, 0.55);
-        let mut misread = truth;
-        misread.0[9] = 0;
-        let fixed = correct(&misread, &readings, |_| true).expect("a correction");
+        let (_, clues, readings) = misread(9, 0, 0.55);
+        let fixed = correct(&clues, &readings, |_| true).expect("a correction");
         assert_eq!(fixed.corrections, vec![Correction { cell: 9, read: 0, now: 4 }]);
     }
 
     #[test]
     fn leaves_sure_cells_and_forbidden_cells_alone() {
-        let truth: Grid = PUZZLE.parse().unwrap();
-        let mut misread = truth;
-        misread.0[7] = 7;
-        let readings: Vec<[f32; CLASSES]> = misread.0.iter().map(|&d| sure(d)).collect();
-        assert_eq!(correct(&misread, &readings, |_| true), None, "every reading is sure");
-        let mut doubtful_readings = readings.clone();
-        doubtful_readings[7] = doubtful(7, 1, 0.6);
-        assert_eq!(correct(&misread, &doubtful_readings, |cell| cell != 7), None);
+        let (_, clues, readings) = misread(7, 7, 0.6);
+        let sure_readings: Vec<[f32; CLASSES]> = clues.0.iter().map(|&d| sure(d)).collect();
+        assert_eq!(correct(&clues, &sure_readings, |_| true), None, "every reading is sure");
+        assert_eq!(correct(&clues, &readings, |cell| cell != 7), None);
     }
 }
