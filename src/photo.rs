@@ -17,6 +17,8 @@ use crate::geometry::Quad;
 use crate::grid::Grid;
 use crate::overlay;
 use crate::read::{DigitReader, GridReading};
+#[cfg(test)]
+use crate::read::CellReading;
 use crate::solve::{SolveError, solve};
 
 /// The smallest picture worth searching: 9 cells of 10 pixels.
@@ -50,10 +52,21 @@ pub struct Puzzle {
 }
 
 impl Puzzle {
-    /// Cells whose handwritten entry disagrees with the solution.
+    /// Cells whose handwritten entry disagrees with the solution, counting only entries the
+    /// reader is sure of: telling somebody a right answer is wrong is worse than missing a slip.
     pub fn wrong_entries(&self) -> Vec<usize> {
+        const SURE_OF_ENTRY: f32 = 0.8;
+        const SOLUTION_UNLIKELY: f32 = 0.05;
         let Some(solution) = self.solution else { return Vec::new() };
-        (0..81).filter(|&i| self.entries.0[i] != 0 && self.entries.0[i] != solution.0[i]).collect()
+        (0..81)
+            .filter(|&i| {
+                let entry = self.entries.0[i];
+                let sure = self.reading.0.get(i).is_none_or(|r| {
+                    r.confidence >= SURE_OF_ENTRY && r.probabilities[solution.0[i] as usize] < SOLUTION_UNLIKELY
+                });
+                entry != 0 && entry != solution.0[i] && sure
+            })
+            .collect()
     }
 }
 
@@ -313,6 +326,16 @@ mod tests {
             corrections: Vec::new(),
         };
         assert_eq!(puzzle.wrong_entries(), vec![1]);
+
+        // The same entry read unsurely, with the right digit a close second, is not accused.
+        let mut probabilities = [0.0; crate::read::CLASSES];
+        probabilities[entries.0[1] as usize] = 0.6;
+        probabilities[solution.0[1] as usize] = 0.4;
+        let doubtful = CellReading { digit: entries.0[1], handwritten: true, confidence: 0.6, probabilities, as_clue: probabilities };
+        let mut cells = vec![doubtful; 81];
+        cells[0].digit = solution.0[0];
+        let puzzle = Puzzle { reading: GridReading(cells), ..puzzle };
+        assert_eq!(puzzle.wrong_entries(), Vec::<usize>::new());
     }
 
     #[test]

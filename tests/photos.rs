@@ -92,6 +92,8 @@ fn kubiesa_phone_photos_floor() {
     assert!(score.solved >= 74, "{}", score.summary("kubiesa"));
     // These puzzles were filled in by hand: a good share of digits must read as handwritten.
     assert!(score.handwritten * 4 >= score.digits, "{}", score.summary("kubiesa"));
+    // "Check my work" must not accuse right answers.
+    assert!(score.false_alarms <= 2, "{}", score.summary("kubiesa"));
     // The truth distinguishes pencil marks; make sure the set really has them.
     assert!(samples.iter().any(|s| s.cells.contains(&Truth::PencilMarks)));
 }

@@ -116,6 +116,8 @@ pub struct Score {
     /// Digit cells read as some digit, right or wrong (not as empty).
     pub digits_seen: usize,
     pub solved: usize,
+    /// Entries flagged as contradicting the solution although the truth agrees with it.
+    pub false_alarms: usize,
     /// Cells read as handwritten.
     pub handwritten: usize,
     /// Photos where a correction was applied.
@@ -146,8 +148,8 @@ impl Score {
             s += &format!(", pencil marks read as empty {}/{}", self.pencil_right, self.pencil);
         }
         s += &format!(
-            ", digits right {}/{} (read as a digit {}), read as handwritten {}",
-            self.digits_right, self.digits, self.digits_seen, self.handwritten
+            ", digits right {}/{} (read as a digit {}), read as handwritten {}, right entries flagged wrong {}",
+            self.digits_right, self.digits, self.digits_seen, self.handwritten, self.false_alarms
         );
         if !self.corner_errors.is_empty() {
             let mut e = self.corner_errors.clone();
@@ -235,6 +237,13 @@ pub fn evaluate(pipeline: &mut PhotoPipeline, samples: &[&Sample]) -> Score {
             }
         }
         score.handwritten += puzzle.entries.filled();
+        if let Some(solution) = puzzle.solution {
+            score.false_alarms += puzzle
+                .wrong_entries()
+                .iter()
+                .filter(|&&i| sample.cells[i].expected_digit() == solution.0[i])
+                .count();
+        }
         if !puzzle.corrections.is_empty() {
             score.corrected += 1;
         }
