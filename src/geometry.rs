@@ -86,8 +86,6 @@ pub fn distance(a: Point, b: Point) -> f64 {
 pub struct Homography(pub [f64; 9]);
 
 impl Homography {
-    pub const IDENTITY: Homography = Homography([1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]);
-
     /// The transform taking each point of `from` to the same corner of `to`, or None when three
     /// of the points are collinear.
     ///
@@ -114,10 +112,6 @@ impl Homography {
         let h = &self.0;
         let w = h[6] * x + h[7] * y + h[8];
         [(h[0] * x + h[1] * y + h[2]) / w, (h[3] * x + h[4] * y + h[5]) / w]
-    }
-
-    pub fn apply_quad(&self, quad: &Quad) -> Quad {
-        Quad(quad.0.map(|p| self.apply(p)))
     }
 
     /// `self` after `other`: (self * other)(p) = self(other(p)).
