@@ -52,9 +52,10 @@ pub fn find_grid(gray: &Mat) -> Result<Option<Detection>> {
     let ink = ink_mask(work)?;
     // Faint, blurred grids can have gaps in their outer border; closing them is the fallback
     // because it also joins the grid to print nearby.
+    let mut closed_ink = None;
     for closed in [false, true] {
-        let mask = if closed { dilated(&ink)? } else { ink.clone() };
-        for outline in outlines(&mask)? {
+        let mask = if closed { &*closed_ink.insert(dilated(&ink)?) } else { &ink };
+        for outline in outlines(mask)? {
             // Refinement usually helps, but can be pulled off by print touching the border.
             let refined = refine_corners(&work_view, &outline, 1.0);
             let (quad, score) = [(outline, grid_score(work, &outline)?), (refined, grid_score(work, &refined)?)]

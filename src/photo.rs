@@ -17,8 +17,6 @@ use crate::geometry::Quad;
 use crate::grid::Grid;
 use crate::overlay;
 use crate::read::{DigitReader, GridReading};
-#[cfg(test)]
-use crate::read::CellReading;
 use crate::solve::{SolveError, solve};
 
 /// The smallest picture worth searching: 9 cells of 10 pixels.
@@ -123,6 +121,32 @@ fn timed<T>(total: &mut Duration, f: impl FnOnce() -> T) -> T {
     out
 }
 
+/// The puzzle whose printed clues did not solve (`unsolved`), with the reader's next-best
+/// guesses applied where they make it uniquely solvable (see [`correct`]).
+fn corrected(quad: Quad, reading: GridReading, unsolved: (Option<Grid>, Status)) -> Puzzle {
+    let clues = reading.printed();
+    let mut entries = reading.handwritten();
+    let likelihoods: Vec<_> = reading.0.iter().map(|r| r.as_clue).collect();
+    let Some(fixed) = correct(&clues, &likelihoods, |_| true) else {
+        let (solution, status) = unsolved;
+        return Puzzle { quad, reading, clues, entries, solution, status, corrections: Vec::new() };
+    };
+    tracing::debug!(?fixed.corrections, "corrected misread cells");
+    // A cell corrected into a printed clue is no longer a handwritten entry.
+    for c in fixed.corrections.iter().filter(|c| c.now != 0) {
+        entries.0[c.cell] = 0;
+    }
+    Puzzle {
+        quad,
+        reading,
+        clues: fixed.clues,
+        entries,
+        solution: Some(fixed.solution),
+        status: Status::Solved,
+        corrections: fixed.corrections,
+    }
+}
+
 /// Finds, reads and solves puzzles in still pictures.
 pub struct PhotoPipeline {
     reader: DigitReader,
@@ -155,27 +179,15 @@ impl PhotoPipeline {
             (quad, reading) = (turned_quad, turned);
             solved = timed(&mut solving, || solve_clues(&reading.printed()));
         }
-        let mut clues = reading.printed();
-        let mut corrections = Vec::new();
-        if solved.1 != Status::Solved {
-            let likelihoods: Vec<_> = reading.0.iter().map(|r| r.as_clue).collect();
-            if let Some(fixed) = timed(&mut solving, || correct(&clues, &likelihoods, |_| true)) {
-                tracing::debug!(?fixed.corrections, "corrected misread cells");
-                (clues, corrections) = (fixed.clues, fixed.corrections);
-                solved = (Some(fixed.solution), Status::Solved);
-            }
-        }
-        // A cell corrected into a printed clue is no longer a handwritten entry.
-        let mut entries = reading.handwritten();
-        for c in &corrections {
-            if c.now != 0 {
-                entries.0[c.cell] = 0;
-            }
-        }
+        let puzzle = if solved.1 == Status::Solved {
+            let (solution, status) = solved;
+            Puzzle { quad, clues: reading.printed(), entries: reading.handwritten(), reading, solution, status, corrections: Vec::new() }
+        } else {
+            timed(&mut solving, || corrected(quad, reading, solved))
+        };
         times.read = start.elapsed().saturating_sub(solving);
         times.solve = solving;
-        let (solution, status) = solved;
-        Ok(Some(Puzzle { quad, reading, clues, entries, solution, status, corrections }))
+        Ok(Some(puzzle))
     }
 
     /// Reads the grid turned by a quarter, half and three quarters; returns the reading and the
@@ -268,6 +280,7 @@ impl From<&Puzzle> for PuzzleReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::read::CellReading;
 
     #[test]
     fn missing_empty_and_garbage_files_are_named_errors() {

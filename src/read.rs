@@ -53,11 +53,6 @@ impl GridReading {
         self.0.iter().map(|c| c.confidence.max(1e-6).ln()).sum::<f32>() / self.0.len().max(1) as f32
     }
 
-    /// Every digit read, printed or handwritten.
-    pub fn digits(&self) -> Grid {
-        self.grid_of(|r| r.digit)
-    }
-
     /// The printed digits only: the puzzle as it was published.
     pub fn printed(&self) -> Grid {
         self.grid_of(|r| if r.handwritten { 0 } else { r.digit })
@@ -120,7 +115,13 @@ impl DigitReader {
                 logits.shape()
             )));
         }
-        Ok(logits.outer_iter().map(|row| reading_from_logits(&row.iter().copied().collect::<Vec<f32>>())).collect())
+        Ok(logits
+            .outer_iter()
+            .map(|row| match row.as_slice() {
+                Some(values) => reading_from_logits(values),
+                None => reading_from_logits(&row.iter().copied().collect::<Vec<f32>>()),
+            })
+            .collect())
     }
 
     /// Reads a whole grid: the 81 cells from [`crate::cells::cell_batch`].
