@@ -21,6 +21,16 @@ pub enum Error {
     Model { path: PathBuf, reason: String },
     #[error("digit recognition failed: {0}")]
     Inference(String),
+    #[error("{}: {reason}", path.display())]
+    Video { path: PathBuf, reason: String },
+    #[error("no camera {index}; cameras present: {present}")]
+    NoCamera { index: u32, present: String },
+    #[error("camera {index}: {reason}")]
+    Camera { index: u32, reason: String },
+    #[error("cannot write {}: {reason}", path.display())]
+    Output { path: PathBuf, reason: String },
+    #[error("window: {0}")]
+    Window(String),
     #[error("OpenCV: {0}")]
     OpenCv(#[from] opencv::Error),
 }

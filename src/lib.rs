@@ -4,17 +4,26 @@
 //! One module per pipeline stage:
 //! [`detect`] (find the grid) → [`cells`] (rectify and cut) → [`read`] (digit model) →
 //! [`solve`] (with [`correct`] for misreads) → [`overlay`] (draw), tied together for still pictures by [`photo`].
+//!
+//! Live video adds [`capture`] (video files and webcams), [`track`] (following the grid frame
+//! to frame), [`vision`] (when to detect, read and solve; the solution cache) and [`display`]
+//! (window, video and JSON output), run as three threads by [`live`].
 
+pub mod capture;
 pub mod cells;
 pub mod correct;
 pub mod detect;
+pub mod display;
 pub mod error;
 pub mod geometry;
 pub mod grid;
+pub mod live;
 pub mod overlay;
 pub mod photo;
 pub mod raster;
 pub mod read;
 pub mod solve;
+pub mod track;
+pub mod vision;
 
 pub use error::{Error, Result};

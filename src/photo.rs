@@ -94,7 +94,7 @@ pub fn load_image(path: &Path) -> Result<Mat> {
     Ok(image)
 }
 
-fn io_reason(err: &std::io::Error) -> String {
+pub(crate) fn io_reason(err: &std::io::Error) -> String {
     match err.kind() {
         std::io::ErrorKind::NotFound => "no such file".into(),
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
@@ -173,7 +173,7 @@ impl PhotoPipeline {
         let mut solving = Duration::ZERO;
         let mut solved = timed(&mut solving, || solve_clues(&reading.printed()));
         if (solved.1 != Status::Solved || !reading.is_confident())
-            && let Some((turned_quad, turned)) = self.read_turned(&rectified, &detection.quad, &reading)?
+            && let Some((turned_quad, turned)) = read_turned(&mut self.reader, &rectified, &detection.quad, &reading)?
         {
             tracing::debug!("puzzle is turned; reading it the right way up");
             (quad, reading) = (turned_quad, turned);
@@ -189,26 +189,26 @@ impl PhotoPipeline {
         times.solve = solving;
         Ok(Some(puzzle))
     }
+}
 
-    /// Reads the grid turned by a quarter, half and three quarters; returns the reading and the
-    /// re-ordered corners of the turn that reads more plausibly than `upright`, if any.
-    fn read_turned(&mut self, rectified: &Mat, quad: &Quad, upright: &GridReading) -> Result<Option<(Quad, GridReading)>> {
-        // OpenCV rotation, and which corner of the picture becomes the puzzle's top-left.
-        const TURNS: [(i32, usize); 3] =
-            [(core::ROTATE_90_CLOCKWISE, 3), (core::ROTATE_180, 2), (core::ROTATE_90_COUNTERCLOCKWISE, 1)];
-        let mut best = (upright.plausibility(), None);
-        for (code, first_corner) in TURNS {
-            let mut turned = Mat::default();
-            core::rotate(rectified, &mut turned, code)?;
-            let reading = self.reader.read_grid(cells::cell_batch(&turned)?.view())?;
-            let plausibility = reading.plausibility();
-            if plausibility > best.0 {
-                let corners = Quad(std::array::from_fn(|i| quad.0[(i + first_corner) % 4]));
-                best = (plausibility, Some((corners, reading)));
-            }
+/// Reads the grid turned by a quarter, half and three quarters; returns the reading and the
+/// re-ordered corners of the turn that reads more plausibly than `upright`, if any.
+pub fn read_turned(reader: &mut DigitReader, rectified: &Mat, quad: &Quad, upright: &GridReading) -> Result<Option<(Quad, GridReading)>> {
+    // OpenCV rotation, and which corner of the picture becomes the puzzle's top-left.
+    const TURNS: [(i32, usize); 3] =
+        [(core::ROTATE_90_CLOCKWISE, 3), (core::ROTATE_180, 2), (core::ROTATE_90_COUNTERCLOCKWISE, 1)];
+    let mut best = (upright.plausibility(), None);
+    for (code, first_corner) in TURNS {
+        let mut turned = Mat::default();
+        core::rotate(rectified, &mut turned, code)?;
+        let reading = reader.read_grid(cells::cell_batch(&turned)?.view())?;
+        let plausibility = reading.plausibility();
+        if plausibility > best.0 {
+            let corners = Quad(std::array::from_fn(|i| quad.0[(i + first_corner) % 4]));
+            best = (plausibility, Some((corners, reading)));
         }
-        Ok(best.1)
     }
+    Ok(best.1)
 }
 
 /// Draws the result on `image`: the missing digits when solved, else a red outline where the

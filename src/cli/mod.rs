@@ -2,6 +2,7 @@
 
 mod image;
 mod solve;
+mod video;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,7 +13,7 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "sudoku-ar",
     version,
-    about = "Finds a printed Sudoku in a picture, reads and solves it, and draws the missing digits onto the paper",
+    about = "Finds a printed Sudoku in a photo, a video or a live webcam picture, reads and solves it, and draws the missing digits onto the paper",
     after_help = "Logs go to stderr; set RUST_LOG (for example RUST_LOG=sudoku_ar=debug) or use -v for more."
 )]
 pub struct Args {
@@ -29,6 +30,10 @@ pub enum Command {
     Image(image::ImageArgs),
     /// Solve puzzles typed as 81-character lines (0 or . for an empty cell).
     Solve(SolveArgs),
+    /// Solve the Sudoku in front of a webcam, drawing the solution onto the live picture.
+    Live(video::LiveArgs),
+    /// Play a video file through the live pipeline (every frame, in order, unless --realtime).
+    Replay(video::ReplayArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -42,6 +47,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
         Command::Image(image_args) => image::run(&image_args),
         Command::Solve(solve_args) => solve::run(solve_args.file.as_deref()),
+        Command::Live(live_args) => video::live(live_args),
+        Command::Replay(replay_args) => video::replay(replay_args),
     }
 }
 

@@ -1,0 +1,243 @@
+//! The display stage: draws each frame's solution with that frame's own homography, and shows
+//! it in a window, writes it to a video, and logs it as JSON lines.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use opencv::core::{Mat, Point, Scalar, Size};
+use opencv::imgproc;
+use opencv::prelude::*;
+use opencv::videoio::VideoWriter;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::overlay;
+use crate::photo::io_reason;
+use crate::vision::{FrameView, LiveState, PuzzleView};
+
+/// Rendered digit masks, one per solved puzzle: rendering is done once, warping every frame.
+#[derive(Default)]
+pub struct Painter {
+    masks: HashMap<u64, Mat>,
+}
+
+impl Painter {
+    /// Draws `view` onto `image`: the solution's digits when it is solved, else a thin outline
+    /// of the grid being read (orange) or judged unsolvable (red).
+    pub fn paint(&mut self, image: &mut Mat, view: &FrameView) -> Result<()> {
+        let Some(puzzle) = &view.puzzle else { return Ok(()) };
+        if let Some(known) = &puzzle.solved
+            && let Some(solution) = &known.solution
+        {
+            let mask = match self.masks.get(&known.id) {
+                Some(mask) => mask,
+                None => {
+                    let mask = overlay::render_digits(&known.clues, solution)?;
+                    self.masks.entry(known.id).or_insert(mask)
+                }
+            };
+            return overlay::draw(image, mask, &puzzle.quad, overlay::SOLUTION_COLOUR);
+        }
+        let colour = if puzzle.state == LiveState::Reading { [0, 165, 255] } else { [40, 40, 230] };
+        let thickness = (image.cols().max(image.rows()) / 500).max(2);
+        overlay::outline(image, &puzzle.quad, colour, thickness)
+    }
+}
+
+/// One line of `--jsonl`.
+#[derive(Debug, Serialize)]
+pub struct JsonFrame {
+    pub frame: u64,
+    pub puzzle: Option<JsonPuzzle>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct JsonPuzzle {
+    /// Top-left, top-right, bottom-right, bottom-left, in frame pixels.
+    pub corners: [[f64; 2]; 4],
+    pub clues: String,
+    /// Present exactly when the solution is drawn on the frame.
+    pub solution: Option<String>,
+    pub status: &'static str,
+}
+
+impl JsonFrame {
+    pub fn new(frame: u64, view: &FrameView) -> JsonFrame {
+        JsonFrame { frame, puzzle: view.puzzle.as_ref().map(JsonPuzzle::from) }
+    }
+}
+
+impl From<&PuzzleView> for JsonPuzzle {
+    fn from(p: &PuzzleView) -> Self {
+        JsonPuzzle {
+            corners: p.quad.0.map(|[x, y]| [(x * 100.0).round() / 100.0, (y * 100.0).round() / 100.0]),
+            clues: p.clues.to_string(),
+            solution: p.solved.as_ref().and_then(|k| k.solution).map(|s| s.to_string()),
+            status: p.state.as_str(),
+        }
+    }
+}
+
+/// `--jsonl FILE`: one line per frame, flushed at the end.
+pub struct JsonLines {
+    path: PathBuf,
+    out: BufWriter<File>,
+}
+
+impl JsonLines {
+    pub fn create(path: &Path) -> Result<JsonLines> {
+        let file = File::create(path).map_err(|e| Error::Output { path: path.into(), reason: io_reason(&e) })?;
+        Ok(JsonLines { path: path.into(), out: BufWriter::new(file) })
+    }
+
+    pub fn write(&mut self, row: &JsonFrame) -> Result<()> {
+        let line = serde_json::to_string(row).map_err(|e| Error::Output { path: self.path.clone(), reason: e.to_string() })?;
+        writeln!(self.out, "{line}").map_err(|e| Error::Output { path: self.path.clone(), reason: io_reason(&e) })
+    }
+
+    pub fn finish(mut self) -> Result<()> {
+        self.out.flush().map_err(|e| Error::Output { path: self.path.clone(), reason: io_reason(&e) })
+    }
+}
+
+/// `--output FILE`: the overlaid frames as an MPEG-4 video, opened at the first frame's size.
+pub struct VideoOut {
+    path: PathBuf,
+    fps: f64,
+    writer: Option<VideoWriter>,
+}
+
+impl VideoOut {
+    /// Checks that `path` can be written before any work is done.
+    pub fn new(path: &Path, fps: f64) -> Result<VideoOut> {
+        File::create(path).map_err(|e| Error::Output { path: path.into(), reason: io_reason(&e) })?;
+        Ok(VideoOut { path: path.into(), fps, writer: None })
+    }
+
+    /// The frame rate written into the file; the source's, once it is known.
+    pub fn set_fps(&mut self, fps: f64) {
+        self.fps = fps;
+    }
+
+    pub fn write(&mut self, image: &Mat) -> Result<()> {
+        let writer = match &mut self.writer {
+            Some(w) => w,
+            None => {
+                let fourcc = VideoWriter::fourcc('m', 'p', '4', 'v')?;
+                let size = Size::new(image.cols(), image.rows());
+                let w = VideoWriter::new(&self.path, fourcc, self.fps, size, true)?;
+                if !w.is_opened()? {
+                    return Err(Error::Output { path: self.path.clone(), reason: "OpenCV cannot encode MPEG-4 video here".into() });
+                }
+                self.writer.insert(w)
+            }
+        };
+        writer.write(image)?;
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> Result<()> {
+        if let Some(mut w) = self.writer.take() {
+            w.release()?;
+        }
+        Ok(())
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// What the window asks of the run after a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Request {
+    Continue,
+    Quit,
+}
+
+/// The live window (minifb), with a status line and keys: q or Esc quit, space pause,
+/// s save a screenshot.
+pub struct Window {
+    window: minifb::Window,
+    buffer: Vec<u32>,
+    paused: bool,
+    screenshots: u32,
+    last_shown: Option<Instant>,
+    fps: f64,
+}
+
+impl Window {
+    /// Opens a window; fails (with the reason) when there is no display.
+    pub fn open(title: &str, width: usize, height: usize) -> Result<Window> {
+        if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+            return Err(Error::Window("no display (DISPLAY is not set)".into()));
+        }
+        let options = minifb::WindowOptions { resize: true, ..minifb::WindowOptions::default() };
+        let window = minifb::Window::new(title, width, height, options).map_err(|e| Error::Window(e.to_string()))?;
+        Ok(Window { window, buffer: Vec::new(), paused: false, screenshots: 0, last_shown: None, fps: 0.0 })
+    }
+
+    /// Shows `image` (BGR) with a status line, and handles keys. While paused the last frame
+    /// stays up and this waits, which holds the pipeline (replay) or drops frames (live).
+    pub fn show(&mut self, image: &Mat, state: &str, latency_ms: f64) -> Result<Request> {
+        let now = Instant::now();
+        if let Some(last) = self.last_shown {
+            let dt = now.duration_since(last).as_secs_f64().max(1e-6);
+            self.fps = if self.fps == 0.0 { 1.0 / dt } else { 0.9 * self.fps + 0.1 / dt };
+        }
+        self.last_shown = Some(now);
+        let mut shown = image.try_clone()?;
+        let status = format!("{:.1} fps | {state} | {latency_ms:.0} ms", self.fps);
+        status_line(&mut shown, &status)?;
+        self.fill_buffer(&shown)?;
+        loop {
+            let (w, h) = (shown.cols() as usize, shown.rows() as usize);
+            self.window.update_with_buffer(&self.buffer, w, h).map_err(|e| Error::Window(e.to_string()))?;
+            if !self.window.is_open()
+                || self.window.is_key_down(minifb::Key::Escape)
+                || self.window.is_key_down(minifb::Key::Q)
+            {
+                return Ok(Request::Quit);
+            }
+            if self.window.is_key_pressed(minifb::Key::S, minifb::KeyRepeat::No) {
+                self.screenshots += 1;
+                let path = PathBuf::from(format!("sudoku-ar-{}-{}.png", std::process::id(), self.screenshots));
+                crate::capture::save_png(&path, &shown)?;
+                tracing::info!("saved screenshot {}", path.display());
+                eprintln!("saved screenshot {}", path.display());
+            }
+            if self.window.is_key_pressed(minifb::Key::Space, minifb::KeyRepeat::No) {
+                self.paused = !self.paused;
+            }
+            if !self.paused {
+                return Ok(Request::Continue);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(15));
+        }
+    }
+
+    fn fill_buffer(&mut self, image: &Mat) -> Result<()> {
+        let (w, h) = (image.cols() as usize, image.rows() as usize);
+        self.buffer.resize(w * h, 0);
+        let bytes = image.data_bytes()?;
+        for (pixel, bgr) in self.buffer.iter_mut().zip(bytes.chunks_exact(3)) {
+            *pixel = (bgr[2] as u32) << 16 | (bgr[1] as u32) << 8 | bgr[0] as u32;
+        }
+        Ok(())
+    }
+}
+
+/// White text on a dark band across the top of the frame.
+fn status_line(image: &mut Mat, text: &str) -> Result<()> {
+    let scale = (image.cols() as f64 / 1280.0).max(0.5) * 0.7;
+    let band = (28.0 * scale / 0.7) as i32;
+    let rect = opencv::core::Rect::new(0, 0, image.cols(), band.min(image.rows()));
+    imgproc::rectangle(image, rect, Scalar::new(0.0, 0.0, 0.0, 0.0), -1, imgproc::LINE_8, 0)?;
+    let origin = Point::new(8, band - band / 4);
+    let white = Scalar::new(255.0, 255.0, 255.0, 0.0);
+    imgproc::put_text(image, text, origin, imgproc::FONT_HERSHEY_SIMPLEX, scale, white, 1, imgproc::LINE_AA, false)?;
+    Ok(())
+}

@@ -1,0 +1,262 @@
+//! Live video: the capture, vision and display threads, joined by bounded channels.
+//!
+//! ```text
+//! capture ──Frame──▶ vision ──(Frame, FrameView)──▶ display
+//! ```
+//! The frame travels with what vision found in it, so the display draws each frame's
+//! solution with that frame's homography: the overlay never lags behind the paper.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender, bounded};
+use opencv::prelude::*;
+
+use crate::capture::{self, CaptureEnd, CaptureReport, Frame, FrameSource, Pacing};
+use crate::display::{JsonFrame, JsonLines, Painter, Request, VideoOut, Window};
+use crate::error::{Error, Result};
+use crate::read::DigitReader;
+use crate::vision::{FrameView, Vision};
+
+/// How a run is shown and recorded.
+pub struct Options {
+    /// A window, unless headless (or no display: then headless, with a warning).
+    pub window: bool,
+    pub output: Option<VideoOut>,
+    pub jsonl: Option<JsonLines>,
+    pub pacing: Pacing,
+    /// Play a file at its own frame rate.
+    pub realtime: bool,
+    pub max_frames: Option<u64>,
+    /// Called after each displayed frame, with its index (progress bars).
+    pub on_frame: Option<Box<dyn FnMut(u64) + Send>>,
+}
+
+/// Per-stage timings of a run.
+#[derive(Debug, Default, Clone)]
+pub struct Timings {
+    pub decode: Vec<Duration>,
+    pub vision: Vec<Duration>,
+    pub detect: Vec<Duration>,
+    pub track: Vec<Duration>,
+    pub read: Vec<Duration>,
+    pub display: Vec<Duration>,
+    /// From the frame in hand to the frame shown or written.
+    pub latency: Vec<Duration>,
+}
+
+/// What a run did.
+#[derive(Debug)]
+pub struct Summary {
+    pub frames: u64,
+    pub dropped: u64,
+    pub wall: Duration,
+    pub timings: Timings,
+    pub capture_end: CaptureEnd,
+    pub puzzles_read: usize,
+    /// Whether a window was wanted but not available.
+    pub fell_back_to_headless: bool,
+}
+
+impl Summary {
+    pub fn fps(&self) -> f64 {
+        self.frames as f64 / self.wall.as_secs_f64().max(1e-9)
+    }
+
+    /// A few lines for the end of a run.
+    pub fn report(&self) -> String {
+        let t = &self.timings;
+        let mut out = format!(
+            "{} frames in {:.2} s ({:.1} fps), {} dropped, {} puzzle(s) read\n",
+            self.frames,
+            self.wall.as_secs_f64(),
+            self.fps(),
+            self.dropped,
+            self.puzzles_read
+        );
+        out.push_str("stage      frames    p50 ms    p99 ms\n");
+        for (name, times) in [
+            ("decode", &t.decode),
+            ("vision", &t.vision),
+            ("  detect", &t.detect),
+            ("  track", &t.track),
+            ("  read", &t.read),
+            ("display", &t.display),
+            ("latency", &t.latency),
+        ] {
+            if !times.is_empty() {
+                let (p50, p99) = (percentile(times, 0.5), percentile(times, 0.99));
+                out.push_str(&format!("{name:<9}{:>8}{:>10.2}{:>10.2}\n", times.len(), ms(p50), ms(p99)));
+            }
+        }
+        out
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// The `q`-quantile of `times` (nearest rank).
+pub fn percentile(times: &[Duration], q: f64) -> Duration {
+    if times.is_empty() {
+        return Duration::ZERO;
+    }
+    let mut sorted = times.to_vec();
+    sorted.sort_unstable();
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+/// Runs the three threads over the source that `open` opens (on the capture thread, since a
+/// camera handle may not move between threads) until the source ends or the user quits.
+pub fn run<F>(open: F, reader: DigitReader, mut options: Options) -> Result<Summary>
+where
+    F: FnOnce() -> Result<Box<dyn FrameSource>> + Send + 'static,
+{
+    let stop = Arc::new(AtomicBool::new(false));
+    let capacity = if options.pacing == Pacing::NewestWins { 1 } else { 4 };
+    let (frame_tx, frame_rx) = bounded::<Frame>(capacity);
+    let (view_tx, view_rx) = bounded::<(Frame, FrameView)>(capacity);
+    let (opened_tx, opened_rx) = bounded::<Result<(f64, Option<u64>)>>(1);
+    let start = Instant::now();
+
+    let capture = {
+        let (stop, drain, pacing, realtime, max) = (stop.clone(), frame_rx.clone(), options.pacing, options.realtime, options.max_frames);
+        thread::Builder::new()
+            .name("capture".into())
+            .spawn(move || -> CaptureReport {
+                let mut source = match open() {
+                    Ok(source) => source,
+                    Err(e) => {
+                        let end = CaptureEnd::Failed(e.to_string());
+                        let _ = opened_tx.send(Err(e));
+                        return CaptureReport { frames: 0, dropped: 0, end };
+                    }
+                };
+                let _ = opened_tx.send(Ok((source.fps(), source.frame_count())));
+                capture::run(source.as_mut(), &frame_tx, &drain, pacing, realtime, max, &stop)
+            })
+            .map_err(|e| Error::Inference(format!("cannot start the capture thread: {e}")))?
+    };
+    let opened = opened_rx.recv().unwrap_or_else(|_| Err(Error::Inference("capture thread ended early".into())));
+    let (fps, _) = match opened {
+        Ok(info) => info,
+        Err(e) => {
+            let _ = capture.join();
+            return Err(e);
+        }
+    };
+    if let Some(out) = options.output.as_mut() {
+        out.set_fps(fps);
+    }
+
+    let vision = thread::Builder::new()
+        .name("vision".into())
+        .spawn(move || vision_loop(reader, frame_rx, view_tx))
+        .map_err(|e| Error::Inference(format!("cannot start the vision thread: {e}")))?;
+    let display = {
+        let stop = stop.clone();
+        thread::Builder::new()
+            .name("display".into())
+            .spawn(move || display_loop(view_rx, options, &stop))
+            .map_err(|e| Error::Inference(format!("cannot start the display thread: {e}")))?
+    };
+
+    let displayed = display.join().map_err(|_| Error::Inference("display thread panicked".into()));
+    stop.store(true, Ordering::Relaxed);
+    let vision_result = vision.join().map_err(|_| Error::Inference("vision thread panicked".into()))?;
+    let report = capture.join().map_err(|_| Error::Inference("capture thread panicked".into()))?;
+    let (mut timings, fell_back) = displayed??;
+    let (vision_timings, puzzles_read) = vision_result?;
+    timings.vision = vision_timings.vision;
+    timings.detect = vision_timings.detect;
+    timings.track = vision_timings.track;
+    timings.read = vision_timings.read;
+    timings.decode = vision_timings.decode;
+    Ok(Summary {
+        frames: timings.display.len() as u64,
+        dropped: report.dropped,
+        wall: start.elapsed(),
+        timings,
+        capture_end: report.end,
+        puzzles_read,
+        fell_back_to_headless: fell_back,
+    })
+}
+
+fn vision_loop(reader: DigitReader, frames: Receiver<Frame>, views: Sender<(Frame, FrameView)>) -> Result<(Timings, usize)> {
+    let mut vision = Vision::new(reader);
+    let mut timings = Timings::default();
+    for frame in frames {
+        let view = vision.process(&frame.image)?;
+        let t = &view.times;
+        tracing::trace!(frame = frame.index, ?t, "vision");
+        timings.decode.push(frame.decode);
+        timings.vision.push(t.total);
+        timings.detect.extend(t.detect);
+        timings.track.extend(t.track);
+        timings.read.extend(t.read);
+        if views.send((frame, view)).is_err() {
+            break;
+        }
+    }
+    Ok((timings, vision.known().len()))
+}
+
+fn display_loop(views: Receiver<(Frame, FrameView)>, mut options: Options, stop: &AtomicBool) -> Result<(Timings, bool)> {
+    let mut timings = Timings::default();
+    let mut painter = Painter::default();
+    let mut window: Option<Window> = None;
+    let mut want_window = options.window;
+    let mut fell_back = false;
+    let result = (|| -> Result<()> {
+        for (mut frame, view) in views.iter() {
+            let start = Instant::now();
+            if want_window && window.is_none() {
+                match Window::open("sudoku-ar", frame.image.cols() as usize, frame.image.rows() as usize) {
+                    Ok(w) => window = Some(w),
+                    Err(e) => {
+                        eprintln!("sudoku-ar: cannot open a window ({e}); running headless");
+                        want_window = false;
+                        fell_back = true;
+                    }
+                }
+            }
+            if window.is_some() || options.output.is_some() {
+                painter.paint(&mut frame.image, &view)?;
+            }
+            if let Some(out) = options.output.as_mut() {
+                out.write(&frame.image)?;
+            }
+            if let Some(jsonl) = options.jsonl.as_mut() {
+                jsonl.write(&JsonFrame::new(frame.index, &view))?;
+            }
+            let state = view.puzzle.as_ref().map_or("searching", |p| p.state.as_str());
+            let latency = frame.captured.elapsed();
+            if let Some(w) = window.as_mut()
+                && w.show(&frame.image, state, latency.as_secs_f64() * 1000.0)? == Request::Quit
+            {
+                stop.store(true, Ordering::Relaxed);
+                timings.display.push(start.elapsed());
+                break;
+            }
+            timings.display.push(start.elapsed());
+            timings.latency.push(frame.captured.elapsed());
+            if let Some(f) = options.on_frame.as_mut() {
+                f(frame.index);
+            }
+        }
+        Ok(())
+    })();
+    // Whatever happened, finish the files: the frames so far are kept.
+    if let Some(out) = options.output.take() {
+        out.finish()?;
+    }
+    if let Some(jsonl) = options.jsonl.take() {
+        jsonl.finish()?;
+    }
+    result.map(|()| (timings, fell_back))
+}

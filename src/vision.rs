@@ -1,0 +1,428 @@
+//! The vision stage of live video: find the grid once, track it, read the puzzle over a few
+//! frames until the reading is stable, solve it once, and remember it.
+//!
+//! Per frame, [`Vision::process`] either tracks the grid it already has ([`track`]) or, when
+//! there is none or it was lost, searches the whole frame ([`detect::find_grid`]). A newly
+//! found grid is read every frame and the evidence (log-probabilities per cell) is summed until
+//! the clues stop changing and every cell is sure; then it is solved. Solved puzzles are kept,
+//! so one that comes back into view is recognised from a single reading and not solved again.
+//! While a puzzle is shown, it is re-read now and then, so that a different puzzle laid in the
+//! same place is noticed.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use opencv::core::Mat;
+use opencv::imgproc;
+
+use crate::cells;
+use crate::correct::correct;
+use crate::detect;
+use crate::error::Result;
+use crate::geometry::{Homography, Quad};
+use crate::grid::Grid;
+use crate::photo::{Status, read_turned, solve_clues};
+use crate::read::{CLASSES, DigitReader, GridReading};
+use crate::track::{self, TrackFrame};
+
+/// Frames of agreeing readings needed before a puzzle is solved.
+const STABLE_FRAMES: u32 = 2;
+/// Every cell's summed reading must be at least this sure before the puzzle is solved.
+const SURE: f32 = 0.9;
+/// After this many frames without a sure, stable reading, the puzzle is judged as read.
+const MAX_READING_FRAMES: u32 = 15;
+/// A shown puzzle is read again every this many frames, to notice a replaced puzzle.
+const RECHECK_EVERY: u32 = 15;
+/// More confidently different cells than this means the puzzle in view is another one.
+const REPLACED_CELLS: usize = 8;
+
+/// A puzzle that has been read and judged; kept for when it comes back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Known {
+    /// Unique within a run; the display renders each puzzle's digits once, by this key.
+    pub id: u64,
+    pub clues: Grid,
+    pub solution: Option<Grid>,
+    pub status: Status,
+}
+
+/// What the vision stage says about one frame.
+#[derive(Debug, Clone, Default)]
+pub struct FrameView {
+    pub puzzle: Option<PuzzleView>,
+    pub times: VisionTimes,
+}
+
+/// The puzzle in a frame.
+#[derive(Debug, Clone)]
+pub struct PuzzleView {
+    /// Corners in this frame's pixels, in the puzzle's own orientation (top-left first).
+    pub quad: Quad,
+    /// The clues as read so far.
+    pub clues: Grid,
+    pub state: LiveState,
+    /// Set exactly when the solution is to be drawn on this frame.
+    pub solved: Option<Arc<Known>>,
+}
+
+/// Where a puzzle in view stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LiveState {
+    Reading,
+    Solved,
+    /// Read, but the clues have no solution (also when a digit repeats in a unit).
+    Unsolvable,
+    Multiple,
+}
+
+impl LiveState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LiveState::Reading => "reading",
+            LiveState::Solved => "solved",
+            LiveState::Unsolvable => "unsolvable",
+            LiveState::Multiple => "multiple",
+        }
+    }
+
+    fn of(status: Status) -> LiveState {
+        match status {
+            Status::Solved => LiveState::Solved,
+            Status::Invalid | Status::Unsolvable => LiveState::Unsolvable,
+            Status::Multiple => LiveState::Multiple,
+        }
+    }
+}
+
+/// Time spent on a frame, by step; a step not taken is None.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct VisionTimes {
+    pub total: Duration,
+    pub detect: Option<Duration>,
+    pub track: Option<Duration>,
+    pub read: Option<Duration>,
+    pub solve: Option<Duration>,
+}
+
+/// The summed readings of one grid over the frames it has been read in.
+#[derive(Debug, Clone)]
+struct Evidence {
+    log_likelihood: [[f32; CLASSES]; 81],
+    frames: u32,
+    stable_for: u32,
+    last: Grid,
+}
+
+impl Evidence {
+    fn new() -> Evidence {
+        Evidence { log_likelihood: [[0.0; CLASSES]; 81], frames: 0, stable_for: 0, last: Grid::EMPTY }
+    }
+
+    fn add(&mut self, reading: &GridReading) {
+        for (sum, cell) in self.log_likelihood.iter_mut().zip(&reading.0) {
+            for (s, p) in sum.iter_mut().zip(cell.as_clue) {
+                *s += p.max(1e-6).ln();
+            }
+        }
+        self.frames += 1;
+        let clues = self.clues();
+        self.stable_for = if clues == self.last { self.stable_for + 1 } else { 1 };
+        self.last = clues;
+    }
+
+    /// Each cell's probabilities given all frames so far.
+    fn posteriors(&self) -> Vec<[f32; CLASSES]> {
+        self.log_likelihood
+            .iter()
+            .map(|l| {
+                let top = l.iter().copied().fold(f32::MIN, f32::max);
+                let e = l.map(|v| (v - top).exp());
+                let sum: f32 = e.iter().sum();
+                e.map(|v| v / sum)
+            })
+            .collect()
+    }
+
+    fn clues(&self) -> Grid {
+        let mut grid = Grid::EMPTY;
+        for (cell, l) in grid.0.iter_mut().zip(&self.log_likelihood) {
+            *cell = argmax(l) as u8;
+        }
+        grid
+    }
+
+    fn least_sure(&self) -> f32 {
+        self.posteriors().iter().map(|p| p.iter().copied().fold(0.0, f32::max)).fold(1.0, f32::min)
+    }
+}
+
+fn argmax(values: &[f32; CLASSES]) -> usize {
+    (0..CLASSES).max_by(|&a, &b| values[a].total_cmp(&values[b])).unwrap_or(0)
+}
+
+enum Identity {
+    Reading(Evidence),
+    Known(Arc<Known>),
+}
+
+struct Track {
+    image_from_grid: Homography,
+    identity: Identity,
+    /// Whether the grid's orientation was settled by a reading.
+    oriented: bool,
+    since_check: u32,
+}
+
+/// The vision thread's state; feed it every frame in order.
+pub struct Vision {
+    reader: DigitReader,
+    known: Vec<Arc<Known>>,
+    track: Option<Track>,
+    previous: Option<TrackFrame>,
+}
+
+impl Vision {
+    pub fn new(reader: DigitReader) -> Vision {
+        Vision { reader, known: Vec::new(), track: None, previous: None }
+    }
+
+    /// Puzzles read so far, solved or not.
+    pub fn known(&self) -> &[Arc<Known>] {
+        &self.known
+    }
+
+    /// Finds or follows the puzzle in a BGR frame.
+    pub fn process(&mut self, frame: &Mat) -> Result<FrameView> {
+        let start = Instant::now();
+        let mut times = VisionTimes::default();
+        let mut gray = Mat::default();
+        imgproc::cvt_color(frame, &mut gray, imgproc::COLOR_BGR2GRAY, 0)?;
+        let current = TrackFrame::new(&gray)?;
+        self.follow(&current, &gray, &mut times)?;
+        if self.track.is_none() {
+            self.search(&gray, &mut times)?;
+        }
+        self.previous = Some(current);
+        if self.track.is_some() {
+            self.read(&gray, &mut times)?;
+        }
+        times.total = start.elapsed();
+        Ok(FrameView { puzzle: self.track.as_ref().map(view_of), times })
+    }
+
+    fn follow(&mut self, current: &TrackFrame, gray: &Mat, times: &mut VisionTimes) -> Result<()> {
+        let (Some(track), Some(previous)) = (self.track.as_mut(), self.previous.as_ref()) else {
+            self.track = None;
+            return Ok(());
+        };
+        let start = Instant::now();
+        let tracked = track::track(previous, current, gray, &track.image_from_grid)?;
+        times.track = Some(start.elapsed());
+        match tracked {
+            Some(t) => {
+                tracing::trace!(inliers = t.inliers, "tracked");
+                track.image_from_grid = t.image_from_grid;
+            }
+            None => {
+                tracing::debug!("lost the grid");
+                self.track = None;
+            }
+        }
+        Ok(())
+    }
+
+    fn search(&mut self, gray: &Mat, times: &mut VisionTimes) -> Result<()> {
+        let start = Instant::now();
+        let found = detect::find_grid(gray)?;
+        times.detect = Some(start.elapsed());
+        self.track = found.and_then(|d| Homography::from_quads(&Quad::UNIT, &d.quad)).map(|image_from_grid| {
+            tracing::debug!("found a grid");
+            Track { image_from_grid, identity: Identity::Reading(Evidence::new()), oriented: false, since_check: 0 }
+        });
+        Ok(())
+    }
+
+    /// Reads the tracked grid when its puzzle is not known yet, or is due a check.
+    fn read(&mut self, gray: &Mat, times: &mut VisionTimes) -> Result<()> {
+        let Some(track) = self.track.as_mut() else { return Ok(()) };
+        if let Identity::Known(_) = track.identity {
+            track.since_check += 1;
+            if track.since_check < RECHECK_EVERY {
+                return Ok(());
+            }
+        }
+        let start = Instant::now();
+        let quad = track::quad_of(&track.image_from_grid);
+        let rectified = cells::rectify(gray, &quad)?;
+        let mut reading = self.reader.read_grid(cells::cell_batch(&rectified)?.view())?;
+        if !track.oriented {
+            if !reading.is_confident()
+                && let Some((turned, turned_reading)) = read_turned(&mut self.reader, &rectified, &quad, &reading)?
+                && let Some(h) = Homography::from_quads(&Quad::UNIT, &turned)
+            {
+                tracing::debug!("grid is turned; reading it the right way up");
+                track.image_from_grid = h;
+                reading = turned_reading;
+            }
+            track.oriented = true;
+        }
+        times.read = Some(start.elapsed());
+        match &mut track.identity {
+            Identity::Known(known) => {
+                track.since_check = 0;
+                if replaced(known, &reading) {
+                    tracing::debug!(id = known.id, "a different puzzle is in view");
+                    let mut evidence = Evidence::new();
+                    evidence.add(&reading);
+                    track.identity = Identity::Reading(evidence);
+                }
+            }
+            Identity::Reading(evidence) => {
+                if evidence.frames == 0
+                    && let Some(known) = self.known.iter().find(|k| same_puzzle(k, &reading))
+                {
+                    tracing::debug!(id = known.id, "puzzle seen before");
+                    track.identity = Identity::Known(known.clone());
+                    return Ok(());
+                }
+                evidence.add(&reading);
+                let start = Instant::now();
+                if let Some(known) = judge(evidence, self.known.len() as u64) {
+                    let known = Arc::new(known);
+                    tracing::debug!(id = known.id, status = ?known.status, clues = %known.clues, "puzzle read");
+                    self.known.push(known.clone());
+                    track.identity = Identity::Known(known);
+                    track.since_check = 0;
+                    times.solve = Some(start.elapsed());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The puzzle as judged from the evidence, once the evidence is enough; None to keep reading.
+fn judge(evidence: &Evidence, id: u64) -> Option<Known> {
+    let clues = evidence.clues();
+    let sure = evidence.least_sure() >= SURE;
+    let stable = evidence.stable_for >= STABLE_FRAMES;
+    let out_of_time = evidence.frames >= MAX_READING_FRAMES;
+    if !(sure && stable) && !out_of_time {
+        return None;
+    }
+    let (solution, status) = solve_clues(&clues);
+    if status == Status::Solved {
+        // A unique solution from an unsure reading may still be a misreading of another puzzle.
+        return (sure || evidence.least_sure() >= 0.6).then_some(Known { id, clues, solution, status });
+    }
+    let likelihoods = evidence.posteriors();
+    if let Some(fixed) = correct(&clues, &likelihoods, |_| true) {
+        tracing::debug!(?fixed.corrections, "corrected misread cells");
+        return Some(Known { id, clues: fixed.clues, solution: Some(fixed.solution), status: Status::Solved });
+    }
+    out_of_time.then_some(Known { id, clues, solution: None, status })
+}
+
+/// Whether a single reading shows `known`: no cell confidently reads otherwise, and few are
+/// unsure.
+fn same_puzzle(known: &Known, reading: &GridReading) -> bool {
+    let mut unsure = 0;
+    for (cell, r) in reading.0.iter().enumerate() {
+        let expected = known.clues.0[cell] as usize;
+        let best = argmax(&r.as_clue);
+        if best != expected && r.as_clue[best] >= SURE {
+            return false;
+        }
+        if r.as_clue[expected] < 0.5 {
+            unsure += 1;
+        }
+    }
+    unsure <= 4
+}
+
+/// Whether the puzzle in view is confidently a different one from `known`.
+fn replaced(known: &Known, reading: &GridReading) -> bool {
+    let differing = reading
+        .0
+        .iter()
+        .zip(known.clues.0)
+        .filter(|(r, expected)| {
+            let best = argmax(&r.as_clue);
+            best != *expected as usize && r.as_clue[best] >= SURE
+        })
+        .count();
+    differing > REPLACED_CELLS
+}
+
+fn view_of(track: &Track) -> PuzzleView {
+    let quad = track::quad_of(&track.image_from_grid);
+    match &track.identity {
+        Identity::Reading(evidence) => PuzzleView { quad, clues: evidence.clues(), state: LiveState::Reading, solved: None },
+        Identity::Known(known) => {
+            let state = LiveState::of(known.status);
+            let solved = (known.solution.is_some()).then(|| known.clone());
+            PuzzleView { quad, clues: known.clues, state, solved }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::CellReading;
+
+    fn reading_of(clues: &Grid, sureness: f32) -> GridReading {
+        GridReading(
+            clues
+                .0
+                .iter()
+                .map(|&d| {
+                    let mut p = [(1.0 - sureness) / 9.0; CLASSES];
+                    p[d as usize] = sureness;
+                    CellReading { digit: d, handwritten: false, confidence: sureness, probabilities: p, as_clue: p }
+                })
+                .collect(),
+        )
+    }
+
+    const PUZZLE: &str = "530070000600195000098000060800060003400803001700020006060000280000419005000080079";
+
+    #[test]
+    fn solves_only_after_agreeing_frames() {
+        let clues: Grid = PUZZLE.parse().unwrap();
+        let mut evidence = Evidence::new();
+        evidence.add(&reading_of(&clues, 0.95));
+        assert!(judge(&evidence, 0).is_none(), "one frame is not enough");
+        evidence.add(&reading_of(&clues, 0.95));
+        let known = judge(&evidence, 0).expect("two sure frames");
+        assert_eq!(known.status, Status::Solved);
+        assert_eq!(known.clues, clues);
+    }
+
+    #[test]
+    fn unsure_frames_wait_then_give_up_as_unsolvable() {
+        let mut clues: Grid = PUZZLE.parse().unwrap();
+        clues.0[1] = 5; // a repeated 5 in the top row: no solution
+        let mut evidence = Evidence::new();
+        for frame in 1..=MAX_READING_FRAMES {
+            evidence.add(&reading_of(&clues, 0.99));
+            let judged = judge(&evidence, 0);
+            if frame < MAX_READING_FRAMES {
+                assert!(judged.is_none(), "judged at frame {frame}");
+            } else {
+                assert_eq!(judged.map(|k| k.status), Some(Status::Invalid));
+            }
+        }
+    }
+
+    #[test]
+    fn recognises_a_known_puzzle_and_a_replaced_one() {
+        let clues: Grid = PUZZLE.parse().unwrap();
+        let known = Known { id: 0, clues, solution: None, status: Status::Solved };
+        assert!(same_puzzle(&known, &reading_of(&clues, 0.97)));
+        assert!(!replaced(&known, &reading_of(&clues, 0.97)));
+        let other: Grid = "000000010400000000020000000000050407008000300001090000300400200050100000000806000".parse().unwrap();
+        assert!(!same_puzzle(&known, &reading_of(&other, 0.97)));
+        assert!(replaced(&known, &reading_of(&other, 0.97)));
+    }
+}
