@@ -4,16 +4,16 @@
 //! `image_from_grid`, found there by pyramidal Lucas-Kanade optical flow, and a homography is
 //! fitted to them with RANSAC. Fitting grid coordinates (not last frame's points) to the
 //! measured positions keeps errors from adding up; RANSAC ignores crossings hidden by a finger.
-//! The outer border is then snapped onto the printed line at full resolution, as detection does.
+//! Snapping the border onto the printed line (as detection does) was tried and dropped: with
+//! part of the grid out of view it pulled the border onto the next inner line, a little more
+//! each frame.
 
 use opencv::core::{Mat, Point2f, Size, TermCriteria, Vector};
 use opencv::imgproc;
 use opencv::prelude::*;
 
-use crate::detect;
 use crate::error::Result;
 use crate::geometry::{Homography, Quad};
-use crate::raster::GrayView;
 
 /// Frames are tracked at most this wide or high: enough for sub-pixel flow on a grid that
 /// fills a fair part of the view, and a quarter of the work of 1080p.
@@ -54,34 +54,42 @@ pub struct Tracked {
     pub inliers: usize,
 }
 
-/// Moves `image_from_grid` from `previous` to `current`; None when the grid was lost (left the
-/// view, covered, or flow disagreed).
-pub fn track(previous: &TrackFrame, current: &TrackFrame, gray: &Mat, image_from_grid: &Homography) -> Result<Option<Tracked>> {
+/// Moves the grid at `image_from_grid` in `previous` to `current`, starting the search where
+/// `predicted` puts it (the last frame's motion, continued); None when the grid was lost (left
+/// the view, covered, or the flow disagreed).
+///
+/// The prediction matters: a grid is a repeating pattern, and a crossing searched for more than
+/// half a cell from where it went is found at its neighbour's place.
+pub fn track(previous: &TrackFrame, current: &TrackFrame, image_from_grid: &Homography, predicted: &Homography) -> Result<Option<Tracked>> {
     let width = current.small.cols() as f32;
     let height = current.small.rows() as f32;
     let small_from_image = Homography::scaling(1.0 / current.scale);
-    let small_from_grid = small_from_image.after(image_from_grid);
     let crossings = crossings();
-    let predicted: Vector<Point2f> = crossings
-        .iter()
-        .map(|&p| {
-            let [x, y] = small_from_grid.apply(p);
-            Point2f::new(x as f32, y as f32)
-        })
-        .collect();
+    let points_under = |h: &Homography| -> Vector<Point2f> {
+        let small_from_grid = small_from_image.after(h);
+        crossings
+            .iter()
+            .map(|&p| {
+                let [x, y] = small_from_grid.apply(p);
+                Point2f::new(x as f32, y as f32)
+            })
+            .collect()
+    };
+    let last = points_under(image_from_grid);
+    let predicted = points_under(predicted);
     let inside = predicted.iter().filter(|p| p.x >= 0.0 && p.y >= 0.0 && p.x < width && p.y < height).count();
     if (inside as f64) < MIN_VISIBLE * crossings.len() as f64 {
         tracing::trace!(inside, "grid mostly out of view");
         return Ok(None);
     }
-    let mut found = predicted.clone();
+    let mut found = predicted;
     let mut status = Vector::<u8>::new();
     let mut error = Vector::<f32>::new();
     let criteria = TermCriteria::new(opencv::core::TermCriteria_COUNT + opencv::core::TermCriteria_EPS, 20, 0.03)?;
     opencv::video::calc_optical_flow_pyr_lk(
         &previous.small,
         &current.small,
-        &predicted,
+        &last,
         &mut found,
         &mut status,
         &mut error,
@@ -126,8 +134,7 @@ pub fn track(previous: &TrackFrame, current: &TrackFrame, gray: &Mat, image_from
     if !quad.is_convex() {
         return Ok(None);
     }
-    let refined = snap_border(gray, &quad, current.scale)?;
-    Ok(Some(Tracked { image_from_grid: Homography::from_quads(&Quad::UNIT, &refined).unwrap_or(image_from_grid), inliers }))
+    Ok(Some(Tracked { image_from_grid, inliers }))
 }
 
 /// Grid coordinates are fitted in ninths (cells), which keeps RANSAC's numbers well scaled.
@@ -141,17 +148,4 @@ fn crossings() -> Vec<[f64; 2]> {
 /// The grid's corners under `image_from_grid`.
 pub fn quad_of(image_from_grid: &Homography) -> Quad {
     Quad(Quad::UNIT.0.map(|p| image_from_grid.apply(p)))
-}
-
-/// The border fitted onto the printed line when that moves no corner by more than a cell's
-/// tenth (a finger on the border can pull the fit away); else `quad` as tracked.
-fn snap_border(gray: &Mat, quad: &Quad, scale: f64) -> Result<Quad> {
-    let view = GrayView::new(gray)?;
-    let refined = detect::refine_corners(&view, quad, scale);
-    let side = quad.sides().into_iter().fold(0.0, f64::max);
-    if refined.is_convex() && refined.max_corner_distance(quad) <= side / 90.0 {
-        Ok(refined)
-    } else {
-        Ok(*quad)
-    }
 }

@@ -104,9 +104,14 @@ pub struct VisionTimes {
     pub solve: Option<Duration>,
 }
 
-/// The summed readings of one grid over the frames it has been read in.
+/// Readings summed over this many recent frames: enough to outvote a blurred frame, few enough
+/// that the frames read while the camera was still moving are soon forgotten.
+const EVIDENCE_FRAMES: usize = 4;
+
+/// The summed readings of one grid over the last few frames it was read in.
 #[derive(Debug, Clone)]
 struct Evidence {
+    recent: std::collections::VecDeque<Vec<[f32; CLASSES]>>,
     log_likelihood: [[f32; CLASSES]; 81],
     frames: u32,
     stable_for: u32,
@@ -115,13 +120,26 @@ struct Evidence {
 
 impl Evidence {
     fn new() -> Evidence {
-        Evidence { log_likelihood: [[0.0; CLASSES]; 81], frames: 0, stable_for: 0, last: Grid::EMPTY }
+        Evidence {
+            recent: std::collections::VecDeque::with_capacity(EVIDENCE_FRAMES + 1),
+            log_likelihood: [[0.0; CLASSES]; 81],
+            frames: 0,
+            stable_for: 0,
+            last: Grid::EMPTY,
+        }
     }
 
     fn add(&mut self, reading: &GridReading) {
-        for (sum, cell) in self.log_likelihood.iter_mut().zip(&reading.0) {
-            for (s, p) in sum.iter_mut().zip(cell.as_clue) {
-                *s += p.max(1e-6).ln();
+        self.recent.push_back(reading.0.iter().map(|cell| cell.as_clue.map(|p| p.max(1e-6).ln())).collect());
+        if self.recent.len() > EVIDENCE_FRAMES {
+            self.recent.pop_front();
+        }
+        self.log_likelihood = [[0.0; CLASSES]; 81];
+        for frame in &self.recent {
+            for (sum, cell) in self.log_likelihood.iter_mut().zip(frame) {
+                for (s, l) in sum.iter_mut().zip(cell) {
+                    *s += l;
+                }
             }
         }
         self.frames += 1;
@@ -167,6 +185,8 @@ enum Identity {
 
 struct Track {
     image_from_grid: Homography,
+    /// How the grid moved from the frame before last to the last: this frame's first guess.
+    motion: Option<Homography>,
     identity: Identity,
     /// Whether the grid's orientation was settled by a reading.
     oriented: bool,
@@ -215,12 +235,29 @@ impl Vision {
             self.track = None;
             return Ok(());
         };
+        if track.motion.is_none() {
+            // Just found: how fast the grid moves is not known yet, and flow on a repeating
+            // grid can't tell a fast move from a slow one to the neighbouring cell. Detect once
+            // more and take the motion from the two detections.
+            let start = Instant::now();
+            let again = detect::find_grid(gray)?.filter(|d| inside_frame(&d.quad, gray));
+            times.detect = Some(start.elapsed());
+            if let Some(found) = again.filter(|d| d.quad.max_corner_distance(&track::quad_of(&track.image_from_grid)) < 0.25 * d.quad.sides()[0])
+                && let Some(h) = Homography::from_quads(&Quad::UNIT, &found.quad)
+            {
+                track.motion = track.image_from_grid.inverse().map(|g| h.after(&g));
+                track.image_from_grid = h;
+                return Ok(());
+            }
+        }
         let start = Instant::now();
-        let tracked = track::track(previous, current, gray, &track.image_from_grid)?;
+        let predicted = track.motion.map_or(track.image_from_grid, |m| m.after(&track.image_from_grid));
+        let tracked = track::track(previous, current, &track.image_from_grid, &predicted)?;
         times.track = Some(start.elapsed());
         match tracked {
             Some(t) => {
                 tracing::trace!(inliers = t.inliers, "tracked");
+                track.motion = track.image_from_grid.inverse().map(|grid_from_last| t.image_from_grid.after(&grid_from_last));
                 track.image_from_grid = t.image_from_grid;
             }
             None => {
@@ -233,11 +270,11 @@ impl Vision {
 
     fn search(&mut self, gray: &Mat, times: &mut VisionTimes) -> Result<()> {
         let start = Instant::now();
-        let found = detect::find_grid(gray)?;
+        let found = detect::find_grid(gray)?.filter(|d| inside_frame(&d.quad, gray));
         times.detect = Some(start.elapsed());
         self.track = found.and_then(|d| Homography::from_quads(&Quad::UNIT, &d.quad)).map(|image_from_grid| {
             tracing::debug!("found a grid");
-            Track { image_from_grid, identity: Identity::Reading(Evidence::new()), oriented: false, since_check: 0 }
+            Track { image_from_grid, motion: None, identity: Identity::Reading(Evidence::new()), oriented: false, since_check: 0 }
         });
         Ok(())
     }
@@ -262,6 +299,7 @@ impl Vision {
             {
                 tracing::debug!("grid is turned; reading it the right way up");
                 track.image_from_grid = h;
+                track.motion = None;
                 reading = turned_reading;
             }
             track.oriented = true;
@@ -271,10 +309,9 @@ impl Vision {
             Identity::Known(known) => {
                 track.since_check = 0;
                 if replaced(known, &reading) {
+                    // Start afresh: the new puzzle's grid may not line up with the old one's.
                     tracing::debug!(id = known.id, "a different puzzle is in view");
-                    let mut evidence = Evidence::new();
-                    evidence.add(&reading);
-                    track.identity = Identity::Reading(evidence);
+                    self.track = None;
                 }
             }
             Identity::Reading(evidence) => {
@@ -299,6 +336,15 @@ impl Vision {
         }
         Ok(())
     }
+}
+
+/// Whether all of `quad` lies inside the frame, off its edges: a grid cut by the frame's edge
+/// is outlined where it is cut, not where its corners are, and would be tracked askew.
+fn inside_frame(quad: &Quad, gray: &Mat) -> bool {
+    use opencv::prelude::MatTraitConst;
+    let margin = 0.005 * gray.cols().max(gray.rows()) as f64;
+    let (w, h) = (gray.cols() as f64, gray.rows() as f64);
+    quad.0.iter().all(|&[x, y]| x >= margin && y >= margin && x <= w - 1.0 - margin && y <= h - 1.0 - margin)
 }
 
 /// The puzzle as judged from the evidence, once the evidence is enough; None to keep reading.
