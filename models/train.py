@@ -24,6 +24,7 @@ import argparse
 import csv
 import glob
 import io
+import math
 import os
 import random
 import re
@@ -335,9 +336,29 @@ class DigitNet(nn.Module):
         return self.fc2(x)
 
 
+def motion_kernel(gen, size=11):
+    """A line of random length and direction: the blur of a camera moving during exposure."""
+    length = 2 + torch.rand(1, generator=gen).item() * (size - 2)
+    angle = torch.rand(1, generator=gen).item() * math.pi
+    k = torch.zeros(size, size)
+    c = size // 2
+    for t in torch.linspace(-length / 2, length / 2, 4 * size):
+        x, y = round(c + t.item() * math.cos(angle)), round(c + t.item() * math.sin(angle))
+        k[y, x] += 1
+    return k / k.sum()
+
+
 def augment(batch, gen):
-    """Small shifts and scale changes (corner error) and contrast changes, on the fly."""
+    """Small shifts and scale changes (corner error), motion blur (a camera on the move, as in
+    live video) and contrast changes, on the fly."""
     n = batch.shape[0]
+    blurred = torch.rand(n, generator=gen) < 0.3
+    if blurred.any():
+        k = motion_kernel(gen)[None, None]
+        pad = k.shape[-1] // 2
+        sub = F.pad(batch[blurred], (pad, pad, pad, pad), mode="replicate")
+        batch = batch.clone()
+        batch[blurred] = F.conv2d(sub, k)
     theta = torch.zeros(n, 2, 3)
     s = 1 + (torch.rand(n, generator=gen) - 0.5) * 0.2
     theta[:, 0, 0] = s

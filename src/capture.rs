@@ -329,7 +329,7 @@ mod tests {
         let (tx, rx) = crossbeam_channel::bounded(2);
         let stop = AtomicBool::new(false);
         let drain = rx.clone();
-        let consumer = std::thread::spawn(move || rx.iter().map(|f| f.index).collect::<Vec<_>>());
+        let consumer = std::thread::spawn(move || rx.iter().map(|f: Frame| f.index).collect::<Vec<_>>());
         let report = run(&mut Counter(0), &tx, &drain, Pacing::EveryFrame, false, None, &stop);
         drop((tx, drain));
         assert_eq!(consumer.join().unwrap(), (0..50).collect::<Vec<_>>());

@@ -29,7 +29,7 @@ use crate::track::{self, TrackFrame};
 const STABLE_FRAMES: u32 = 2;
 /// Every cell's summed reading must be at least this sure before the puzzle is solved.
 const SURE: f32 = 0.9;
-/// After this many frames without a sure, stable reading, the puzzle is judged as read.
+/// A sure reading that does not solve is judged unsolvable after this many frames.
 const MAX_READING_FRAMES: u32 = 15;
 /// A shown puzzle is read again every this many frames, to notice a replaced puzzle.
 const RECHECK_EVERY: u32 = 15;
@@ -199,14 +199,15 @@ pub struct Vision {
     known: Vec<Arc<Known>>,
     track: Option<Track>,
     previous: Option<TrackFrame>,
+    next_id: u64,
 }
 
 impl Vision {
     pub fn new(reader: DigitReader) -> Vision {
-        Vision { reader, known: Vec::new(), track: None, previous: None }
+        Vision { reader, known: Vec::new(), track: None, previous: None, next_id: 0 }
     }
 
-    /// Puzzles read so far, solved or not.
+    /// Puzzles solved so far: the cache.
     pub fn known(&self) -> &[Arc<Known>] {
         &self.known
     }
@@ -308,7 +309,12 @@ impl Vision {
         match &mut track.identity {
             Identity::Known(known) => {
                 track.since_check = 0;
-                if replaced(known, &reading) {
+                if known.solution.is_none() {
+                    // Unsolved: perhaps misread; read it again rather than hold on to that.
+                    let mut evidence = Evidence::new();
+                    evidence.add(&reading);
+                    track.identity = Identity::Reading(evidence);
+                } else if replaced(known, &reading) {
                     // Start afresh: the new puzzle's grid may not line up with the old one's.
                     tracing::debug!(id = known.id, "a different puzzle is in view");
                     self.track = None;
@@ -324,10 +330,13 @@ impl Vision {
                 }
                 evidence.add(&reading);
                 let start = Instant::now();
-                if let Some(known) = judge(evidence, self.known.len() as u64) {
+                if let Some(known) = judge(evidence, self.next_id) {
+                    self.next_id += 1;
                     let known = Arc::new(known);
                     tracing::debug!(id = known.id, status = ?known.status, clues = %known.clues, "puzzle read");
-                    self.known.push(known.clone());
+                    if known.solution.is_some() {
+                        self.known.push(known.clone());
+                    }
                     track.identity = Identity::Known(known);
                     track.since_check = 0;
                     times.solve = Some(start.elapsed());
@@ -348,25 +357,26 @@ fn inside_frame(quad: &Quad, gray: &Mat) -> bool {
 }
 
 /// The puzzle as judged from the evidence, once the evidence is enough; None to keep reading.
+///
+/// A reading that is sure and stable is solved; if it has no unique solution, the reader's
+/// next-best guesses are tried ([`correct`]), and when those fail too for
+/// [`MAX_READING_FRAMES`] frames the puzzle is judged unsolvable or ambiguous. An unsure reading
+/// (blur, glare, a finger) is never judged: it is read again next frame.
 fn judge(evidence: &Evidence, id: u64) -> Option<Known> {
     let clues = evidence.clues();
-    let sure = evidence.least_sure() >= SURE;
-    let stable = evidence.stable_for >= STABLE_FRAMES;
-    let out_of_time = evidence.frames >= MAX_READING_FRAMES;
-    if !(sure && stable) && !out_of_time {
+    if evidence.least_sure() < SURE || evidence.stable_for < STABLE_FRAMES {
         return None;
     }
     let (solution, status) = solve_clues(&clues);
     if status == Status::Solved {
-        // A unique solution from an unsure reading may still be a misreading of another puzzle.
-        return (sure || evidence.least_sure() >= 0.6).then_some(Known { id, clues, solution, status });
+        return Some(Known { id, clues, solution, status });
     }
     let likelihoods = evidence.posteriors();
     if let Some(fixed) = correct(&clues, &likelihoods, |_| true) {
         tracing::debug!(?fixed.corrections, "corrected misread cells");
         return Some(Known { id, clues: fixed.clues, solution: Some(fixed.solution), status: Status::Solved });
     }
-    out_of_time.then_some(Known { id, clues, solution: None, status })
+    (evidence.frames >= MAX_READING_FRAMES).then_some(Known { id, clues, solution: None, status })
 }
 
 /// Whether a single reading shows `known`: no cell confidently reads otherwise, and few are
@@ -446,7 +456,19 @@ mod tests {
     }
 
     #[test]
-    fn unsure_frames_wait_then_give_up_as_unsolvable() {
+    fn unsure_reading_is_never_judged() {
+        let clues: Grid = PUZZLE.parse().unwrap();
+        let mut evidence = Evidence::new();
+        for _ in 0..3 * MAX_READING_FRAMES {
+            // 0.5 for the read digit, 0.5/9 for each other class: summed over the window,
+            // still short of SURE.
+            evidence.add(&reading_of(&clues, 0.5));
+            assert!(judge(&evidence, 0).is_none());
+        }
+    }
+
+    #[test]
+    fn sure_but_broken_reading_is_judged_unsolvable_after_a_while() {
         let mut clues: Grid = PUZZLE.parse().unwrap();
         clues.0[1] = 5; // a repeated 5 in the top row: no solution
         let mut evidence = Evidence::new();

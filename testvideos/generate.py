@@ -283,7 +283,7 @@ def steady(data_dir):
     s.papers.append((paper, lambda t: placement(2000, 1500, 0.08, 0.8)))
 
     def cam(t):
-        arrive = smoothstep(0.8, 2.2, t)
+        arrive = smoothstep(0.3, 2.3, t)
         target = (2000 + 420 + wander(t, 1, 60) + (1 - arrive) * 1500, 1500 + 500 + wander(t, 2, 50))
         distance = 1500 + 250 * math.sin(t * 0.9) + wander(t, 3, 60)
         return target, distance, 0.1 + wander(t, 4, 0.12), wander(t, 5, 0.25), wander(t, 6, 0.3)
