@@ -336,7 +336,7 @@ class DigitNet(nn.Module):
         return self.fc2(x)
 
 
-def motion_kernel(gen, size=11):
+def motion_kernel(gen, size=9):
     """A line of random length and direction: the blur of a camera moving during exposure."""
     length = 2 + torch.rand(1, generator=gen).item() * (size - 2)
     angle = torch.rand(1, generator=gen).item() * math.pi
@@ -352,7 +352,7 @@ def augment(batch, gen):
     """Small shifts and scale changes (corner error), motion blur (a camera on the move, as in
     live video) and contrast changes, on the fly."""
     n = batch.shape[0]
-    blurred = torch.rand(n, generator=gen) < 0.3
+    blurred = torch.rand(n, generator=gen) < 0.15
     if blurred.any():
         k = motion_kernel(gen)[None, None]
         pad = k.shape[-1] // 2

@@ -321,9 +321,7 @@ impl Vision {
                 }
             }
             Identity::Reading(evidence) => {
-                if evidence.frames == 0
-                    && let Some(known) = self.known.iter().find(|k| same_puzzle(k, &reading))
-                {
+                if let Some(known) = self.known.iter().find(|k| same_puzzle(k, &reading)) {
                     tracing::debug!(id = known.id, "puzzle seen before");
                     track.identity = Identity::Known(known.clone());
                     return Ok(());

@@ -12,12 +12,13 @@ use videos::{SeenFrame, VideoScore};
 fn replay(name: &str, dir: &Path) -> Vec<SeenFrame> {
     let video = videos::videos_dir().join(format!("{name}.mp4"));
     let jsonl = dir.join(format!("{name}.jsonl"));
-    let out = Command::new(env!("CARGO_BIN_EXE_sudoku-ar"))
-        .args(["replay", "--headless", "--jsonl"])
-        .arg(&jsonl)
-        .arg(&video)
-        .output()
-        .expect("run sudoku-ar");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_sudoku-ar"));
+    command.args(["replay", "--headless", "--jsonl"]).arg(&jsonl).arg(&video);
+    // A candidate model can be checked before it replaces the built-in one.
+    if let Some(model) = std::env::var_os("SUDOKU_MODEL") {
+        command.arg("--model").arg(model);
+    }
+    let out = command.output().expect("run sudoku-ar");
     assert!(out.status.success(), "replay {name} failed: {}", String::from_utf8_lossy(&out.stderr));
     videos::read_lines(&jsonl)
 }
