@@ -456,11 +456,16 @@ mod tests {
     #[test]
     fn unsure_reading_is_never_judged() {
         let clues: Grid = PUZZLE.parse().unwrap();
+        let mut reading = reading_of(&clues, 0.99);
+        // One cell torn between its digit and another, frame after frame (a blurred 3 or 8).
+        let torn = &mut reading.0[0];
+        torn.as_clue = [0.0; CLASSES];
+        torn.as_clue[5] = 0.5;
+        torn.as_clue[6] = 0.45;
+        torn.as_clue[0] = 0.05;
         let mut evidence = Evidence::new();
         for _ in 0..3 * MAX_READING_FRAMES {
-            // 0.5 for the read digit, 0.5/9 for each other class: summed over the window,
-            // still short of SURE.
-            evidence.add(&reading_of(&clues, 0.5));
+            evidence.add(&reading);
             assert!(judge(&evidence, 0).is_none());
         }
     }
