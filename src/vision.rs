@@ -29,6 +29,8 @@ use crate::track::{self, TrackFrame};
 const STABLE_FRAMES: u32 = 2;
 /// Every cell's summed reading must be at least this sure before the puzzle is solved.
 const SURE: f32 = 0.9;
+/// ... or at least this sure, for one frame longer, with a unique solution.
+const NEARLY_SURE: f32 = 0.6;
 /// A sure reading that does not solve is judged unsolvable after this many frames.
 const MAX_READING_FRAMES: u32 = 15;
 /// A shown puzzle is read again every this many frames, to notice a replaced puzzle.
@@ -106,7 +108,7 @@ pub struct VisionTimes {
 
 /// Readings summed over this many recent frames: enough to outvote a blurred frame, few enough
 /// that the frames read while the camera was still moving are soon forgotten.
-const EVIDENCE_FRAMES: usize = 4;
+const EVIDENCE_FRAMES: usize = 3;
 
 /// The summed readings of one grid over the last few frames it was read in.
 #[derive(Debug, Clone)]
@@ -362,7 +364,12 @@ fn inside_frame(quad: &Quad, gray: &Mat) -> bool {
 /// (blur, glare, a finger) is never judged: it is read again next frame.
 fn judge(evidence: &Evidence, id: u64) -> Option<Known> {
     let clues = evidence.clues();
-    if evidence.least_sure() < SURE || evidence.stable_for < STABLE_FRAMES {
+    let least_sure = evidence.least_sure();
+    let sure = least_sure >= SURE && evidence.stable_for >= STABLE_FRAMES;
+    // A reading a little less sure, but unchanged for longer, is trusted when the puzzle's
+    // rules agree with it: it has exactly one solution.
+    let nearly_sure = least_sure >= NEARLY_SURE && evidence.stable_for >= STABLE_FRAMES + 1;
+    if !sure && !nearly_sure {
         return None;
     }
     let (solution, status) = solve_clues(&clues);
@@ -374,7 +381,7 @@ fn judge(evidence: &Evidence, id: u64) -> Option<Known> {
         tracing::debug!(?fixed.corrections, "corrected misread cells");
         return Some(Known { id, clues: fixed.clues, solution: Some(fixed.solution), status: Status::Solved });
     }
-    (evidence.frames >= MAX_READING_FRAMES).then_some(Known { id, clues, solution: None, status })
+    (sure && evidence.frames >= MAX_READING_FRAMES).then_some(Known { id, clues, solution: None, status })
 }
 
 /// Whether a single reading shows `known`: no cell confidently reads otherwise, and few are
