@@ -146,7 +146,7 @@ fn realtime_latency(video: &Path) {
         on_frame: None,
     };
     let open = move || VideoFile::open(&path, false).map(|v| Box::new(v) as Box<dyn FrameSource>);
-    let summary = live::run(open, DigitReader::builtin().expect("model"), options).expect("run");
+    let summary = live::run(open, DigitReader::builtin, options).expect("run");
     let l = &summary.timings.latency;
     println!(
         "capture-to-display latency at 30 fps (--realtime, {}): p50 {:.1} ms, p99 {:.1} ms (frame interval 33.3 ms), {} of {} frames dropped",

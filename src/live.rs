@@ -112,9 +112,11 @@ pub fn percentile(times: &[Duration], q: f64) -> Duration {
 
 /// Runs the three threads over the source that `open` opens (on the capture thread, since a
 /// camera handle may not move between threads) until the source ends or the user quits.
-pub fn run<F>(open: F, reader: DigitReader, mut options: Options) -> Result<Summary>
+/// `reader` makes the digit reader, on the vision thread, while the source is being opened.
+pub fn run<F, R>(open: F, reader: R, mut options: Options) -> Result<Summary>
 where
     F: FnOnce() -> Result<Box<dyn FrameSource>> + Send + 'static,
+    R: FnOnce() -> Result<DigitReader> + Send + 'static,
 {
     let stop = Arc::new(AtomicBool::new(false));
     let capacity = if options.pacing == Pacing::NewestWins { 1 } else { 4 };
@@ -141,11 +143,16 @@ where
             })
             .map_err(|e| Error::Inference(format!("cannot start the capture thread: {e}")))?
     };
+    let vision = thread::Builder::new()
+        .name("vision".into())
+        .spawn(move || vision_loop(reader(), frame_rx, view_tx))
+        .map_err(|e| Error::Inference(format!("cannot start the vision thread: {e}")))?;
     let opened = opened_rx.recv().unwrap_or_else(|_| Err(Error::Inference("capture thread ended early".into())));
     let (fps, _) = match opened {
         Ok(info) => info,
         Err(e) => {
             let _ = capture.join();
+            let _ = vision.join();
             return Err(e);
         }
     };
@@ -153,10 +160,6 @@ where
         out.set_fps(fps);
     }
 
-    let vision = thread::Builder::new()
-        .name("vision".into())
-        .spawn(move || vision_loop(reader, frame_rx, view_tx))
-        .map_err(|e| Error::Inference(format!("cannot start the vision thread: {e}")))?;
     let display = {
         let stop = stop.clone();
         thread::Builder::new()
@@ -187,8 +190,8 @@ where
     })
 }
 
-fn vision_loop(reader: DigitReader, frames: Receiver<Frame>, views: Sender<(Frame, FrameView)>) -> Result<(Timings, usize)> {
-    let mut vision = Vision::new(reader);
+fn vision_loop(reader: Result<DigitReader>, frames: Receiver<Frame>, views: Sender<(Frame, FrameView)>) -> Result<(Timings, usize)> {
+    let mut vision = Vision::new(reader?);
     let mut timings = Timings::default();
     for frame in frames {
         let view = vision.process(&frame.image)?;

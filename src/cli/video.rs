@@ -71,11 +71,9 @@ pub fn live(args: LiveArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
-    // Opened here first, so that a bad file is reported before anything starts; the capture
-    // thread opens it again (cheap) because the handle stays on that thread.
-    let probe = VideoFile::open(&args.video, false)?;
-    let frames = probe.frame_count();
-    drop(probe);
+    // The progress bar wants the length; only then is the file opened here as well as on the
+    // capture thread (which keeps its handle).
+    let frames = if wants_progress_bar(args.out.headless) { VideoFile::open(&args.video, false)?.frame_count() } else { None };
     let path = args.video.clone();
     let looping = args.looping;
     let open = move || VideoFile::open(&path, looping).map(|v| Box::new(v) as Box<dyn FrameSource>);
@@ -88,9 +86,10 @@ fn run<F>(open: F, out: &OutputArgs, pacing: Pacing, realtime: bool, bar_length:
 where
     F: FnOnce() -> sudoku_ar::Result<Box<dyn FrameSource>> + Send + 'static,
 {
-    let reader = match &out.model {
-        Some(path) => DigitReader::from_file(path)?,
-        None => DigitReader::builtin()?,
+    let model = out.model.clone();
+    let reader = move || match &model {
+        Some(path) => DigitReader::from_file(path),
+        None => DigitReader::builtin(),
     };
     let output = out.output.as_deref().map(|p| VideoOut::new(p, 30.0)).transpose()?;
     let jsonl = out.jsonl.as_deref().map(JsonLines::create).transpose()?;
@@ -104,8 +103,12 @@ where
     report(&summary, out.output.as_deref(), out.jsonl.as_deref())
 }
 
+fn wants_progress_bar(headless: bool) -> bool {
+    headless && std::io::stderr().is_terminal()
+}
+
 fn progress_bar(headless: bool, length: Option<u64>) -> Option<indicatif::ProgressBar> {
-    if !headless || !std::io::stderr().is_terminal() {
+    if !wants_progress_bar(headless) {
         return None;
     }
     let bar = match length {
