@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, TrySendError};
-use opencv::core::{Mat, Vector};
+use opencv::core::Mat;
 use opencv::prelude::*;
 use opencv::videoio::{self, VideoCapture};
 
@@ -293,13 +293,6 @@ fn hand_on(frame: Frame, to: &Sender<Frame>, drain: &Receiver<Frame>, pacing: Pa
             }
         }
     }
-}
-
-/// Encodes BGR frames as PNG, for screenshots.
-pub fn save_png(path: &Path, image: &Mat) -> Result<()> {
-    let mut bytes = Vector::<u8>::new();
-    opencv::imgcodecs::imencode(".png", image, &mut bytes, &Vector::new())?;
-    std::fs::write(path, bytes.as_slice()).map_err(|e| Error::Output { path: path.into(), reason: io_reason(&e) })
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use opencv::core::{Mat, Point, Scalar, Size};
+use opencv::core::{Mat, Point, Scalar, Size, Vector};
 use opencv::imgproc;
 use opencv::prelude::*;
 use opencv::videoio::VideoWriter;
@@ -205,7 +205,7 @@ impl Window {
             if self.window.is_key_pressed(minifb::Key::S, minifb::KeyRepeat::No) {
                 self.screenshots += 1;
                 let path = PathBuf::from(format!("sudoku-ar-{}-{}.png", std::process::id(), self.screenshots));
-                crate::capture::save_png(&path, &shown)?;
+                save_png(&path, &shown)?;
                 tracing::info!("saved screenshot {}", path.display());
                 eprintln!("saved screenshot {}", path.display());
             }
@@ -228,6 +228,13 @@ impl Window {
         }
         Ok(())
     }
+}
+
+/// Encodes BGR frames as PNG, for screenshots.
+pub fn save_png(path: &Path, image: &Mat) -> Result<()> {
+    let mut bytes = Vector::<u8>::new();
+    opencv::imgcodecs::imencode(".png", image, &mut bytes, &Vector::new())?;
+    std::fs::write(path, bytes.as_slice()).map_err(|e| Error::Output { path: path.into(), reason: io_reason(&e) })
 }
 
 /// White text on a dark band across the top of the frame.

@@ -29,6 +29,8 @@ pub enum Error {
     Camera { index: u32, reason: String },
     #[error("cannot write {}: {reason}", path.display())]
     Output { path: PathBuf, reason: String },
+    #[error("live pipeline: {0}")]
+    Pipeline(String),
     #[error("window: {0}")]
     Window(String),
     #[error("OpenCV: {0}")]

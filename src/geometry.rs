@@ -41,6 +41,15 @@ impl Quad {
         (0..4).map(|i| distance(self.0[i], other.0[i])).fold(0.0, f64::max)
     }
 
+    /// `self` with its corners turned (not moved) so that each lies nearest the same corner of
+    /// `like`: for comparing two outlines of one grid whose corner order may differ.
+    pub fn turned_like(&self, like: &Quad) -> Quad {
+        (0..4)
+            .map(|k| Quad(std::array::from_fn(|i| self.0[(i + k) % 4])))
+            .min_by(|a, b| a.max_corner_distance(like).total_cmp(&b.max_corner_distance(like)))
+            .unwrap_or(*self)
+    }
+
     pub fn centroid(&self) -> Point {
         let sum = self.0.iter().fold([0.0, 0.0], |acc, p| [acc[0] + p[0], acc[1] + p[1]]);
         [sum[0] / 4.0, sum[1] / 4.0]
@@ -215,6 +224,14 @@ mod tests {
         let p = [0.3, 0.7];
         assert!(close(grid_from_image.apply(image_from_grid.apply(p)), p));
         assert!(close(image_from_grid.after(&grid_from_image).apply([123.0, 45.0]), [123.0, 45.0]));
+    }
+
+    #[test]
+    fn turns_corners_to_match_another_order() {
+        let upright = Quad([[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]);
+        let turned = Quad([[10.0, 0.0], [10.0, 10.0], [0.0, 10.0], [0.0, 0.0]]);
+        assert_eq!(upright.turned_like(&turned), turned);
+        assert_eq!(turned.turned_like(&upright), upright);
     }
 
     #[test]

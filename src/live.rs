@@ -141,13 +141,13 @@ where
                 let _ = opened_tx.send(Ok((source.fps(), source.frame_count())));
                 capture::run(source.as_mut(), &frame_tx, &drain, pacing, realtime, max, &stop)
             })
-            .map_err(|e| Error::Inference(format!("cannot start the capture thread: {e}")))?
+            .map_err(|e| Error::Pipeline(format!("cannot start the capture thread: {e}")))?
     };
     let vision = thread::Builder::new()
         .name("vision".into())
         .spawn(move || vision_loop(reader(), frame_rx, view_tx))
-        .map_err(|e| Error::Inference(format!("cannot start the vision thread: {e}")))?;
-    let opened = opened_rx.recv().unwrap_or_else(|_| Err(Error::Inference("capture thread ended early".into())));
+        .map_err(|e| Error::Pipeline(format!("cannot start the vision thread: {e}")))?;
+    let opened = opened_rx.recv().unwrap_or_else(|_| Err(Error::Pipeline("capture thread ended early".into())));
     let (fps, _) = match opened {
         Ok(info) => info,
         Err(e) => {
@@ -165,13 +165,13 @@ where
         thread::Builder::new()
             .name("display".into())
             .spawn(move || display_loop(view_rx, options, &stop))
-            .map_err(|e| Error::Inference(format!("cannot start the display thread: {e}")))?
+            .map_err(|e| Error::Pipeline(format!("cannot start the display thread: {e}")))?
     };
 
-    let displayed = display.join().map_err(|_| Error::Inference("display thread panicked".into()));
+    let displayed = display.join().map_err(|_| Error::Pipeline("display thread panicked".into()));
     stop.store(true, Ordering::Relaxed);
-    let vision_result = vision.join().map_err(|_| Error::Inference("vision thread panicked".into()))?;
-    let report = capture.join().map_err(|_| Error::Inference("capture thread panicked".into()))?;
+    let vision_result = vision.join().map_err(|_| Error::Pipeline("vision thread panicked".into()))?;
+    let report = capture.join().map_err(|_| Error::Pipeline("capture thread panicked".into()))?;
     let (mut timings, fell_back) = displayed??;
     let (vision_timings, puzzles_read) = vision_result?;
     timings.vision = vision_timings.vision;

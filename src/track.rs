@@ -141,8 +141,8 @@ pub fn track(previous: &TrackFrame, current: &TrackFrame, image_from_grid: &Homo
 const GRID_UNITS: f64 = 9.0;
 
 /// The 10 x 10 crossings of the grid's lines, in unit-square coordinates.
-fn crossings() -> Vec<[f64; 2]> {
-    (0..100).map(|i| [(i % 10) as f64 / 9.0, (i / 10) as f64 / 9.0]).collect()
+fn crossings() -> [[f64; 2]; 100] {
+    std::array::from_fn(|i| [(i % 10) as f64 / 9.0, (i / 10) as f64 / 9.0])
 }
 
 /// The grid's corners under `image_from_grid`.

@@ -245,8 +245,11 @@ impl Vision {
             let start = Instant::now();
             let again = detect::find_grid(gray)?.filter(|d| inside_frame(&d.quad, gray));
             times.detect = Some(start.elapsed());
-            if let Some(found) = again.filter(|d| d.quad.max_corner_distance(&track::quad_of(&track.image_from_grid)) < 0.25 * d.quad.sides()[0])
-                && let Some(h) = Homography::from_quads(&Quad::UNIT, &found.quad)
+            // Detection orders corners by the picture, the track by the puzzle (it may be turned).
+            let tracked = track::quad_of(&track.image_from_grid);
+            let again = again.map(|d| d.quad.turned_like(&tracked));
+            if let Some(found) = again.filter(|q| q.max_corner_distance(&tracked) < 0.25 * q.sides()[0])
+                && let Some(h) = Homography::from_quads(&Quad::UNIT, &found)
             {
                 track.motion = track.image_from_grid.inverse().map(|g| h.after(&g));
                 track.image_from_grid = h;
@@ -302,7 +305,6 @@ impl Vision {
             {
                 tracing::debug!("grid is turned; reading it the right way up");
                 track.image_from_grid = h;
-                track.motion = None;
                 reading = turned_reading;
             }
             track.oriented = true;
