@@ -1,10 +1,12 @@
 //! Recognition accuracy and per-stage time on the real photos in ../shared/data.
-//! Run: `cargo bench --bench photos` (add `-- --failures` to list every misread photo).
+//! Run: `cargo bench --bench photos` (add `-- --failures` to list every misread photo, with
+//! why: corner error, the digit read and the runner-up; the rectified grids with the misread
+//! cells outlined go to `target/photo-failures/`).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use common::{Score, evaluate, kubiesa_val, median, pipeline, wicht, wicht_held_out};
+use common::{FailedGrid, Score, evaluate, kubiesa_val, median, pipeline, wicht, wicht_held_out};
 
 fn main() {
     let show_failures = std::env::args().any(|a| a == "--failures");
@@ -25,6 +27,11 @@ fn main() {
         if show_failures {
             for line in &score.failures {
                 println!("    {line}");
+            }
+            for failed in &score.failed_grids {
+                if let Err(err) = save_failed_grid(failed) {
+                    println!("    (could not save {}: {err})", failed.name);
+                }
             }
         }
     }
@@ -61,4 +68,24 @@ fn main() {
             stage(|t| t.render),
         );
     }
+}
+
+/// Writes the rectified grid, doubled in size, with each misread cell outlined in red.
+fn save_failed_grid(failed: &FailedGrid) -> opencv::Result<()> {
+    use opencv::core::{Mat, Rect, Scalar, Size, Vector};
+    use opencv::{imgcodecs, imgproc};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/photo-failures");
+    std::fs::create_dir_all(&dir).map_err(|e| opencv::Error::new(opencv::core::StsError, e.to_string()))?;
+    let mut big = Mat::default();
+    imgproc::resize(&failed.rectified, &mut big, Size::default(), 2.0, 2.0, imgproc::INTER_NEAREST)?;
+    let mut colour = Mat::default();
+    imgproc::cvt_color(&big, &mut colour, imgproc::COLOR_GRAY2BGR, 0)?;
+    let cell = 2 * sudoku_ar::cells::CELL;
+    for &i in &failed.wrong_cells {
+        let rect = Rect::new((i % 9) as i32 * cell, (i / 9) as i32 * cell, cell, cell);
+        imgproc::rectangle(&mut colour, rect, Scalar::new(0.0, 0.0, 255.0, 0.0), 2, imgproc::LINE_8, 0)?;
+    }
+    let path = dir.join(&failed.name).with_extension("png");
+    imgcodecs::imwrite(&path.to_string_lossy().into_owned(), &colour, &Vector::new())?;
+    Ok(())
 }

@@ -10,6 +10,7 @@ use opencv::prelude::*;
 
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, warp};
+use crate::lines;
 use crate::raster::GrayView;
 
 /// Side of one cell in the rectified grid, in pixels, and of the digit model's input.
@@ -18,14 +19,104 @@ pub const CELL: i32 = 32;
 pub const GRID: i32 = 9 * CELL;
 
 /// Warps the grid inside `quad` (in `gray`'s pixels) to a `GRID` x `GRID` image.
-///
-/// A grid more than twice that size is first shrunk with area averaging, region only, because
-/// a bilinear warp that skips pixels would alias thin strokes.
 pub fn rectify(gray: &Mat, quad: &Quad) -> Result<Mat> {
-    let longest = quad.sides().into_iter().fold(0.0, f64::max);
-    let shrunk;
-    let (source, quad) = if longest > 2.0 * GRID as f64 {
-        let (region, image_from_region) = region_around(gray, quad)?;
+    let source = Source::new(gray, quad)?;
+    let grid_px = Quad::UNIT.scaled(GRID as f64);
+    let rectified_from_source = Homography::from_quads(&source.quad, &grid_px).ok_or_else(degenerate)?;
+    Ok(warp(source.image(), &rectified_from_source, Size::new(GRID, GRID), true)?)
+}
+
+/// A grid cut along its printed lines, as [`lines`] follows them.
+#[derive(Debug)]
+pub struct Fitted {
+    /// `GRID` x `GRID`, each cell warped from between its own four line crossings.
+    pub rectified: Mat,
+    /// Where the outer border lines cross, in `gray`'s pixels.
+    pub quad: Quad,
+}
+
+/// Like [`rectify`], but each cell is cut from between the printed lines around it, found near
+/// where `quad` puts them: right also on curved paper and when `quad` is a little off. None
+/// when the lines cannot be followed (then [`rectify`] is what there is).
+pub fn rectify_along_lines(gray: &Mat, quad: &Quad) -> Result<Option<Fitted>> {
+    // The margin leaves room to search for the outer lines on both sides of where `quad` has them.
+    let layout = lines::Layout { cell: CELL as usize, margin: CELL as usize * 5 / 8 };
+    let source = Source::new(gray, quad)?;
+    let side = layout.side() as f64;
+    let grid_in_layout = Quad::UNIT.scaled(9.0 * CELL as f64).translated(layout.margin as f64, layout.margin as f64);
+    let layout_from_source = Homography::from_quads(&source.quad, &grid_in_layout).ok_or_else(degenerate)?;
+    let source_from_layout = layout_from_source.inverse().ok_or_else(degenerate)?;
+    let margined = warp(source.image(), &layout_from_source, Size::new(side as i32, side as i32), true)?;
+    let Some(crossings) = lines::find_crossings(&margined, layout)? else { return Ok(None) };
+
+    // Each output pixel, in grid cells, is placed between its cell's four crossings.
+    let (mut map_x, mut map_y) = (Mat::default(), Mat::default());
+    let size = Size::new(GRID, GRID);
+    let zeros = |m: &mut Mat| -> opencv::Result<()> {
+        *m = Mat::new_size_with_default(size, opencv::core::CV_32FC1, opencv::core::Scalar::all(0.0))?;
+        Ok(())
+    };
+    zeros(&mut map_x)?;
+    zeros(&mut map_y)?;
+    for y in 0..GRID {
+        let gy = y as f64 / CELL as f64;
+        let r = (gy.floor() as usize).min(8);
+        let v = gy - r as f64;
+        let xs = map_x.at_row_mut::<f32>(y)?;
+        let mut row = Vec::with_capacity(GRID as usize);
+        for (x, value) in xs.iter_mut().enumerate() {
+            let gx = x as f64 / CELL as f64;
+            let c = (gx.floor() as usize).min(8);
+            let u = gx - c as f64;
+            let at = &crossings.at;
+            let mix = |i: usize| {
+                (1.0 - v) * ((1.0 - u) * at[r][c][i] + u * at[r][c + 1][i]) + v * ((1.0 - u) * at[r + 1][c][i] + u * at[r + 1][c + 1][i])
+            };
+            let [sx, sy] = source_from_layout.apply([mix(0), mix(1)]);
+            *value = sx as f32;
+            row.push(sy as f32);
+        }
+        map_y.at_row_mut::<f32>(y)?.copy_from_slice(&row);
+    }
+    let mut rectified = Mat::default();
+    imgproc::remap(
+        source.image(),
+        &mut rectified,
+        &map_x,
+        &map_y,
+        imgproc::INTER_LINEAR,
+        opencv::core::BORDER_REPLICATE,
+        opencv::core::Scalar::default(),
+    )?;
+    let corner = |l: usize, k: usize| source.to_image(source_from_layout.apply(crossings.at[l][k]));
+    let quad = Quad([corner(0, 0), corner(0, 9), corner(9, 9), corner(9, 0)]);
+    Ok(Some(Fitted { rectified, quad }))
+}
+
+fn degenerate() -> crate::Error {
+    opencv::Error::new(opencv::core::StsBadArg, "degenerate grid corners").into()
+}
+
+/// The picture a grid is cut from: the gray image itself, or, for a grid more than twice
+/// `GRID`, the region around it shrunk with area averaging, because a bilinear warp that skips
+/// pixels would alias thin strokes.
+struct Source<'a> {
+    whole: &'a Mat,
+    shrunk: Option<Mat>,
+    /// The region's top-left corner in the whole image, and the shrink factor on each axis.
+    offset: (f64, f64),
+    factor: (f64, f64),
+    /// The grid's corners in `image()`'s pixels.
+    quad: Quad,
+}
+
+impl<'a> Source<'a> {
+    fn new(gray: &'a Mat, quad: &Quad) -> Result<Self> {
+        let longest = quad.sides().into_iter().fold(0.0, f64::max);
+        if longest <= 2.0 * GRID as f64 {
+            return Ok(Source { whole: gray, shrunk: None, offset: (0.0, 0.0), factor: (1.0, 1.0), quad: *quad });
+        }
+        let (region, offset) = region_around(gray, quad)?;
         let factor = 1.5 * GRID as f64 / longest;
         let size = Size::new(
             ((region.cols() as f64 * factor).round() as i32).max(1),
@@ -33,19 +124,19 @@ pub fn rectify(gray: &Mat, quad: &Quad) -> Result<Mat> {
         );
         let mut small = Mat::default();
         imgproc::resize(&region, &mut small, size, 0.0, 0.0, imgproc::INTER_AREA)?;
-        let sx = size.width as f64 / region.cols() as f64;
-        let sy = size.height as f64 / region.rows() as f64;
-        let region_quad = Quad(quad.0.map(|[x, y]| [(x - image_from_region.0) * sx, (y - image_from_region.1) * sy]));
-        shrunk = small;
-        (&shrunk, region_quad)
-    } else {
-        (gray, *quad)
-    };
-    let grid_px = Quad::UNIT.scaled(GRID as f64);
-    let rectified_from_image = Homography::from_quads(&quad, &grid_px).ok_or_else(|| {
-        opencv::Error::new(opencv::core::StsBadArg, "degenerate grid corners")
-    })?;
-    Ok(warp(source, &rectified_from_image, Size::new(GRID, GRID), true)?)
+        let factor = (size.width as f64 / region.cols() as f64, size.height as f64 / region.rows() as f64);
+        let quad = Quad(quad.0.map(|[x, y]| [(x - offset.0) * factor.0, (y - offset.1) * factor.1]));
+        Ok(Source { whole: gray, shrunk: Some(small), offset, factor, quad })
+    }
+
+    fn image(&self) -> &Mat {
+        self.shrunk.as_ref().unwrap_or(self.whole)
+    }
+
+    /// A point of `image()` in the whole image's pixels.
+    fn to_image(&self, [x, y]: [f64; 2]) -> [f64; 2] {
+        [x / self.factor.0 + self.offset.0, y / self.factor.1 + self.offset.1]
+    }
 }
 
 /// The part of `gray` that holds `quad` plus a small margin, and the region's top-left corner.

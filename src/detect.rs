@@ -22,6 +22,9 @@ pub const WORK_SIDE: f64 = 1024.0;
 const CHECK_CELL: i32 = 20;
 /// The least [`grid_score`] a Sudoku grid reaches; see its documentation.
 pub const MIN_GRID_SCORE: f64 = 0.3;
+/// The longest break (pixels at `CHECK_CELL`) bridged in a run of dark: enough for a printed
+/// line that is breaking up, too little to join the separate strokes of digits or letters.
+const MAX_GAP: usize = 2;
 /// How many of the largest outlines are checked before giving up.
 const MAX_CANDIDATES: usize = 12;
 
@@ -188,37 +191,35 @@ pub fn grid_score(gray: &Mat, quad: &Quad) -> Result<f64> {
     };
     let check_from_image = Homography::scaling(side as f64).after(&grid_from_image);
     let rectified = warp(gray, &check_from_image, Size::new(side, side), true)?;
-    let mut binary = Mat::default();
-    imgproc::adaptive_threshold(
-        &rectified,
-        &mut binary,
-        255.0,
-        imgproc::ADAPTIVE_THRESH_MEAN_C,
-        imgproc::THRESH_BINARY_INV,
-        CHECK_CELL + 1,
-        5.0,
-    )?;
-    let view = GrayView::new(&binary)?;
+    // Lines are looked for in a sensitive threshold, so that faint thin lines stay unbroken;
+    // cell middles in a firm one, so that only real ink counts against the grid.
+    let faint = dark_mask(&rectified, 2.0)?;
+    let firm = dark_mask(&rectified, 5.0)?;
+    let (faint, firm) = (GrayView::new(&faint)?, GrayView::new(&firm)?);
     let n = side as usize;
     let cell = CHECK_CELL as usize;
-    // Share of positions along a 3-pixel band (rows or columns around `centre`) where any pixel
-    // is dark.
-    let coverage = |centre: usize, horizontal: bool| -> f64 {
+    // Share of positions along a 3-pixel band (rows or columns around `centre`, from `from` to
+    // `to`) that lie on a long dark run: a grid line, not the strokes of digits crossing it.
+    let coverage = |centre: usize, from: usize, to: usize, horizontal: bool, view: &GrayView| -> f64 {
         let band = centre.saturating_sub(1)..(centre + 2).min(n);
-        let hits = (0..n)
-            .filter(|&t| band.clone().any(|b| if horizontal { view.get(t, b) } else { view.get(b, t) } > 0))
-            .count();
-        hits as f64 / n as f64
+        let dark: Vec<bool> = (from..to)
+            .map(|t| band.clone().any(|b| if horizontal { view.get(t, b) } else { view.get(b, t) } > 0))
+            .collect();
+        long_run_share(&dark, cell / 2, MAX_GAP)
     };
-    // A printed line may sit a little off its ideal place (corner error, curved paper).
+    // A printed line may sit a little off its ideal place (corner error), and on curved paper
+    // by a different amount in each cell, so each cell's stretch of it finds its own place.
     let line_coverage = |centre: usize, horizontal: bool| -> f64 {
-        (centre - 3..=centre + 3).map(|c| coverage(c, horizontal)).fold(0.0, f64::max)
+        let stretches = (0..9).map(|j| {
+            (centre - 3..=centre + 3).map(|c| coverage(c, j * cell, (j + 1) * cell, horizontal, &faint)).fold(0.0, f64::max)
+        });
+        stretches.sum::<f64>() / 9.0
     };
     let mut lines = Vec::with_capacity(16);
     let mut middles = Vec::with_capacity(18);
     for horizontal in [true, false] {
         lines.extend((1..9).map(|k| line_coverage(k * cell, horizontal)));
-        middles.extend((0..9).map(|k| coverage(k * cell + cell / 2, horizontal)));
+        middles.extend((0..9).map(|k| coverage(k * cell + cell / 2, 0, n, horizontal, &firm)));
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let weakest = lines.iter().copied().fold(1.0, f64::min);
@@ -227,6 +228,53 @@ pub fn grid_score(gray: &Mat, quad: &Quad) -> Result<f64> {
         return Ok(0.0);
     }
     Ok(mean(&lines) - mean(&middles))
+}
+
+/// Pixels darker than their cell-sized neighbourhood by more than `by`.
+fn dark_mask(rectified: &Mat, by: f64) -> Result<Mat> {
+    let mut binary = Mat::default();
+    imgproc::adaptive_threshold(
+        rectified,
+        &mut binary,
+        255.0,
+        imgproc::ADAPTIVE_THRESH_MEAN_C,
+        imgproc::THRESH_BINARY_INV,
+        CHECK_CELL + 1,
+        by,
+    )?;
+    Ok(binary)
+}
+
+/// The share of `dark` covered by runs at least `min_run` long, where gaps of up to `max_gap`
+/// inside a run (a faint, broken printed line) are bridged.
+fn long_run_share(dark: &[bool], min_run: usize, max_gap: usize) -> f64 {
+    let mut covered = 0;
+    let mut start = None; // first dark position of the current run
+    let mut last = 0; // last dark position seen
+    for (t, &d) in dark.iter().enumerate() {
+        if !d {
+            continue;
+        }
+        match start {
+            Some(s) if t - last <= max_gap + 1 => {
+                let _ = s;
+            }
+            Some(s) => {
+                if last + 1 - s >= min_run {
+                    covered += last + 1 - s;
+                }
+                start = Some(t);
+            }
+            None => start = Some(t),
+        }
+        last = t;
+    }
+    if let Some(s) = start
+        && last + 1 - s >= min_run
+    {
+        covered += last + 1 - s;
+    }
+    covered as f64 / dark.len().max(1) as f64
 }
 
 /// Moves each side of `quad` onto the centre of the printed border line, measured at full
@@ -400,6 +448,30 @@ mod tests {
             imgproc::put_text(&mut page, &format!("{}", day % 31 + 1), at, imgproc::FONT_HERSHEY_SIMPLEX, 0.8, black, 2, imgproc::LINE_8, false).unwrap();
         }
         assert!(find_grid(&page).unwrap().is_none());
+    }
+
+    #[test]
+    fn framed_text_has_no_grid() {
+        // A boxed paragraph of small print, as on a newspaper page next to the puzzle.
+        let mut page = Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(230.0)).unwrap();
+        let black = Scalar::all(25.0);
+        imgproc::rectangle(&mut page, Rect::new(100, 40, 420, 400), black, 3, imgproc::LINE_8, 0).unwrap();
+        let words = ["sudoku", "puzzle", "the", "of", "weather", "today", "and", "in", "a", "newspaper", "column"];
+        for line in 0..26 {
+            let text: Vec<&str> = (0..9).map(|w| words[(line * 7 + w * 3) % words.len()]).collect();
+            let at = Point::new(110, 58 + line as i32 * 15);
+            imgproc::put_text(&mut page, &text.join(" "), at, imgproc::FONT_HERSHEY_SIMPLEX, 0.45, black, 1, imgproc::LINE_AA, false).unwrap();
+        }
+        assert!(find_grid(&page).unwrap().is_none());
+    }
+
+    #[test]
+    fn long_runs_count_and_short_strokes_do_not() {
+        let parse = |s: &str| s.chars().map(|c| c == '#').collect::<Vec<bool>>();
+        // A broken line of 12 with gaps of 2 counts whole; strokes of 3 do not.
+        assert_eq!(long_run_share(&parse("####..####..####........###....###."), 10, 2), 16.0 / 35.0);
+        assert_eq!(long_run_share(&parse("###....###....###"), 10, 2), 0.0);
+        assert_eq!(long_run_share(&parse("##########"), 10, 0), 1.0);
     }
 
     #[test]

@@ -17,6 +17,10 @@ impl Quad {
     /// The unit square's corners in the same order, the grid's own coordinates.
     pub const UNIT: Quad = Quad([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]);
 
+    pub fn translated(&self, dx: f64, dy: f64) -> Quad {
+        Quad(self.0.map(|[x, y]| [x + dx, y + dy]))
+    }
+
     pub fn scaled(&self, factor: f64) -> Quad {
         Quad(self.0.map(|[x, y]| [x * factor, y * factor]))
     }

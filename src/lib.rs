@@ -2,7 +2,7 @@
 //! digits back onto the paper in perspective.
 //!
 //! One module per pipeline stage:
-//! [`detect`] (find the grid) → [`cells`] (rectify and cut) → [`read`] (digit model) →
+//! [`detect`] (find the grid) → [`cells`] (rectify and cut, along the lines [`lines`] follows) → [`read`] (digit model) →
 //! [`solve`] (with [`correct`] for misreads) → [`overlay`] (draw), tied together for still pictures by [`photo`].
 //!
 //! Live video adds [`capture`] (video files and webcams), [`track`] (following the grid frame
@@ -17,6 +17,7 @@ pub mod display;
 pub mod error;
 pub mod geometry;
 pub mod grid;
+pub mod lines;
 pub mod live;
 pub mod overlay;
 pub mod photo;

@@ -167,13 +167,15 @@ impl PhotoPipeline {
         let Some(detection) = detection else { return Ok(None) };
 
         let start = Instant::now();
-        let rectified = cells::rectify(&gray, &detection.quad)?;
+        let (rectified, mut quad) = match cells::rectify_along_lines(&gray, &detection.quad)? {
+            Some(fitted) => (fitted.rectified, fitted.quad),
+            None => (cells::rectify(&gray, &detection.quad)?, detection.quad),
+        };
         let mut reading = self.reader.read_grid(cells::cell_batch(&rectified)?.view())?;
-        let mut quad = detection.quad;
         let mut solving = Duration::ZERO;
         let mut solved = timed(&mut solving, || solve_clues(&reading.printed()));
         if (solved.1 != Status::Solved || !reading.is_confident())
-            && let Some((turned_quad, turned)) = read_turned(&mut self.reader, &rectified, &detection.quad, &reading)?
+            && let Some((turned_quad, turned)) = read_turned(&mut self.reader, &rectified, &quad, &reading)?
         {
             tracing::debug!("puzzle is turned; reading it the right way up");
             (quad, reading) = (turned_quad, turned);

@@ -79,6 +79,13 @@ pub fn wicht() -> Vec<Sample> {
 /// The 80 Kubiesa validation photos: printed and handwritten digits, pencil marks.
 pub fn kubiesa_val() -> Vec<Sample> {
     let dir = data_dir().join("kubiesa/photos-val");
+    // metadata.csv: name, ..., then the absolute corners TL, BL, BR, TR in columns 13 to 20.
+    let metadata = std::fs::read_to_string(dir.join("metadata.csv")).unwrap_or_default();
+    let corners_of = |file: &str| -> Option<Quad> {
+        let line = metadata.lines().find(|l| l.split(',').next() == Some(file))?;
+        let v: Vec<f64> = line.split(',').skip(13).filter_map(|x| x.trim().parse().ok()).collect();
+        (v.len() == 8).then(|| Quad([[v[0], v[1]], [v[6], v[7]], [v[4], v[5]], [v[2], v[3]]]))
+    };
     let mut samples = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir.join("images")) else { return samples };
     for entry in entries.flatten() {
@@ -95,14 +102,15 @@ pub fn kubiesa_val() -> Vec<Sample> {
             10 => Truth::PencilMarks,
             d => Truth::Digit(d),
         });
-        samples.push(Sample { path, cells, corners: None });
+        let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        samples.push(Sample { corners: corners_of(&file), path, cells });
     }
     samples.sort_by(|a, b| a.path.cmp(&b.path));
     samples
 }
 
 /// Counts over a set of photos.
-#[derive(Debug, Default, Clone)]
+#[derive(Default)]
 pub struct Score {
     pub photos: usize,
     pub found: usize,
@@ -129,6 +137,15 @@ pub struct Score {
     pub sizes: Vec<(i32, i32)>,
     /// One line per photo not read perfectly.
     pub failures: Vec<String>,
+    /// The rectified grid of each photo not read perfectly, with its misread cells.
+    pub failed_grids: Vec<FailedGrid>,
+}
+
+/// A misread photo as the reader saw it, for `cargo bench --bench photos -- --failures`.
+pub struct FailedGrid {
+    pub name: String,
+    pub rectified: opencv::core::Mat,
+    pub wrong_cells: Vec<usize>,
 }
 
 impl Score {
@@ -213,7 +230,10 @@ pub fn evaluate(pipeline: &mut PhotoPipeline, samples: &[&Sample]) -> Score {
                 .fold(f64::MAX, f64::min);
             score.corner_errors.push(error / side);
         }
+        let corner_note = score.corner_errors.last().filter(|_| sample.corners.is_some());
+        let corner_note = corner_note.map(|e| format!(" [corners off by {:.1}% of side]", 100.0 * e)).unwrap_or_default();
         let mut wrong = Vec::new();
+        let mut wrong_cells = Vec::new();
         for (i, (truth, reading)) in sample.cells.iter().zip(&puzzle.reading.0).enumerate() {
             // What the app reports: the reading after any correction.
             let digit = puzzle.clues.0[i].max(puzzle.entries.0[i]);
@@ -233,7 +253,20 @@ pub fn evaluate(pipeline: &mut PhotoPipeline, samples: &[&Sample]) -> Score {
                 Truth::Empty => {}
             }
             if !right {
-                wrong.push(format!("r{}c{} {:?} read {digit} ({:.2})", i / 9 + 1, i % 9 + 1, truth, reading.confidence));
+                wrong_cells.push(i);
+                let style = if reading.handwritten { " handwritten" } else { "" };
+                let runner_up = (0..10u8)
+                    .filter(|&d| d != reading.digit)
+                    .max_by(|&a, &b| reading.probabilities[a as usize].total_cmp(&reading.probabilities[b as usize]))
+                    .unwrap_or(0);
+                wrong.push(format!(
+                    "r{}c{} {:?} read {digit}{style} ({:.2}; next {runner_up} {:.2})",
+                    i / 9 + 1,
+                    i % 9 + 1,
+                    truth,
+                    reading.confidence,
+                    reading.probabilities[runner_up as usize]
+                ));
             }
         }
         score.handwritten += puzzle.entries.filled();
@@ -250,7 +283,13 @@ pub fn evaluate(pipeline: &mut PhotoPipeline, samples: &[&Sample]) -> Score {
         if wrong.is_empty() {
             score.perfect += 1;
         } else {
-            score.failures.push(format!("{name}: {}", wrong.join(", ")));
+            score.failures.push(format!("{name}{corner_note}: {}", wrong.join(", ")));
+            let mut gray = opencv::core::Mat::default();
+            if opencv::imgproc::cvt_color(&image, &mut gray, opencv::imgproc::COLOR_BGR2GRAY, 0).is_ok()
+                && let Ok(rectified) = sudoku_ar::cells::rectify(&gray, &puzzle.quad)
+            {
+                score.failed_grids.push(FailedGrid { name, rectified, wrong_cells });
+            }
         }
         score.solved += puzzle.solution.is_some() as usize;
     }

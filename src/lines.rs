@@ -1,0 +1,294 @@
+//! Following the printed grid lines, so that every cell is cut where it really is, also on
+//! curved or folded paper and when the outer corners are a little off.
+//!
+//! Works on the grid rectified with a margin (see [`crate::cells::rectify_along_lines`]): each of
+//! the 10 lines each way is followed through the 9 strips it crosses by dynamic programming
+//! over a ridge response (dark line between lighter paper), which keeps the path smooth and
+//! away from digit strokes beside it. The result is the 10 x 10 crossings of the lines.
+
+use crate::error::Result;
+use crate::geometry::Point;
+use crate::raster::GrayView;
+use opencv::core::Mat;
+
+/// How far, as a share of a cell, a box line (every third line, printed thick) may be from
+/// where the outer corners put it, and a cell line from where the box lines around it put it.
+const BOX_REACH: f64 = 0.4;
+const CELL_REACH: f64 = 0.18;
+/// Half the width of the ridge filter, as a share of a cell: wider than a thick box line's half.
+const RIDGE_HALF_WIDTH: f64 = 0.13;
+/// The weakest mean ridge response (gray levels) along a path that is taken for a printed line.
+const MIN_RESPONSE: f64 = 6.0;
+/// Cost per squared pixel of a path moving between neighbouring strips, and per pixel of
+/// straying from the expected place, in gray levels of ridge response.
+const BEND_COST: f64 = 3.0;
+const STRAY_COST: f64 = 0.5;
+
+/// Where the printed lines cross, in pixels of the rectified image they were found in:
+/// `at[row_line][column_line]`, both 0 to 9.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Crossings {
+    pub at: [[Point; 10]; 10],
+}
+
+/// The layout of a grid rectified with a margin: `cell` pixels per cell, the grid's top-left
+/// corner `margin` pixels in from the image's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Layout {
+    pub cell: usize,
+    pub margin: usize,
+}
+
+impl Layout {
+    /// Side of the rectified image.
+    pub fn side(&self) -> usize {
+        9 * self.cell + 2 * self.margin
+    }
+
+    /// Where line `k` (0 to 9) would be if the corners were exact and the paper flat.
+    fn expected(&self, k: usize) -> usize {
+        self.margin + k * self.cell
+    }
+}
+
+/// Finds the grid's lines in `rectified` (laid out as `layout` says); None when fewer than
+/// seven lines each way can be followed, which is left to the caller's straight rectification.
+pub fn find_crossings(rectified: &Mat, layout: Layout) -> Result<Option<Crossings>> {
+    let view = GrayView::new(rectified)?;
+    if view.width != layout.side() || view.height != layout.side() {
+        return Ok(None);
+    }
+    let Some(columns) = follow_lines(&view, layout, false) else { return Ok(None) };
+    let Some(rows) = follow_lines(&view, layout, true) else { return Ok(None) };
+    let mut at = [[[0.0; 2]; 10]; 10];
+    for (l, row) in at.iter_mut().enumerate() {
+        for (k, point) in row.iter_mut().enumerate() {
+            *point = crossing(&columns[k], &rows[l], layout, k, l);
+        }
+    }
+    Ok(Some(Crossings { at }))
+}
+
+/// A followed line: its offset across the line at each strip's centre, in pixels from where it
+/// was expected.
+type Path = [f64; 9];
+
+/// Follows the 10 lines across (`across` = true: the row lines) or down: first the four thick
+/// box lines near where the corners put them, then each thin cell line near where the box lines
+/// around it put it (so that a faint cell line cannot wander off onto digit strokes). A line
+/// that cannot be followed is placed between its neighbours.
+fn follow_lines(view: &GrayView, layout: Layout, across: bool) -> Option<[Path; 10]> {
+    let cell = layout.cell as f64;
+    let half = ((RIDGE_HALF_WIDTH * cell).round() as usize).max(2);
+    let profiles = strip_profiles(view, layout, across);
+    let mut found: [Option<Path>; 10] = [None; 10];
+    let reach = (BOX_REACH * cell).round() as usize;
+    for k in [0, 3, 6, 9] {
+        found[k] = follow_line(&profiles, layout.expected(k), &[0.0; 9], reach, half);
+    }
+    ordered(&mut found, cell);
+    if [0, 3, 6, 9].iter().filter(|&&k| found[k].is_some()).count() < 3 {
+        return None;
+    }
+    let boxes = found;
+    let reach = (CELL_REACH * cell).round() as usize;
+    for k in (0..10).filter(|k| k % 3 != 0) {
+        let guess = interpolated(&boxes, k);
+        found[k] = follow_line(&profiles, layout.expected(k), &guess, reach, half);
+    }
+    ordered(&mut found, cell);
+    Some(std::array::from_fn(|k| found[k].unwrap_or_else(|| interpolated(&found, k))))
+}
+
+/// For each of the 9 strips a line crosses, the summed darkness of each position across it,
+/// per row of the strip; rows near the crossing lines are left out.
+fn strip_profiles(view: &GrayView, layout: Layout, across: bool) -> Vec<Vec<f64>> {
+    let side = layout.side();
+    let trim = layout.cell / 6;
+    (0..9)
+        .map(|j| {
+            let from = layout.expected(j) + trim;
+            let to = layout.expected(j + 1) - trim;
+            let mut profile = vec![0.0; side];
+            for along in from..to {
+                for (t, value) in profile.iter_mut().enumerate() {
+                    let pixel = if across { view.get(along, t) } else { view.get(t, along) };
+                    *value += 255.0 - pixel as f64;
+                }
+            }
+            let rows = (to - from).max(1) as f64;
+            profile.iter_mut().for_each(|v| *v /= rows);
+            profile
+        })
+        .collect()
+}
+
+/// The smoothest bright-to-dark-to-bright ridge path within `reach` pixels of `guess` (offsets
+/// from `expected`, per strip) through the strips, by dynamic programming; None when the ridge
+/// is too faint to be a printed line.
+fn follow_line(profiles: &[Vec<f64>], expected: usize, guess: &Path, reach: usize, half: usize) -> Option<Path> {
+    let side = profiles.first()?.len() as isize;
+    let width = 2 * reach + 1;
+    // Position across the line of candidate `o` in strip `j`.
+    let position = |j: usize, o: usize| expected as isize + guess[j].round() as isize + o as isize - reach as isize;
+    if (0..profiles.len()).any(|j| position(j, 0) < half as isize || position(j, width - 1) + half as isize >= side) {
+        return None;
+    }
+    let ridge = |j: usize, o: usize| -> f64 {
+        let t = position(j, o) as usize;
+        let p = &profiles[j];
+        p[t] - 0.5 * (p[t - half] + p[t + half])
+    };
+    let stray = |j: usize, o: usize| STRAY_COST * (position(j, o) as f64 - expected as f64 - guess[j]).abs();
+    let mut score: Vec<f64> = (0..width).map(|o| ridge(0, o) - stray(0, o)).collect();
+    let mut back = vec![vec![0usize; width]; profiles.len()];
+    for j in 1..profiles.len() {
+        let mut next = vec![0.0; width];
+        for o in 0..width {
+            let (best, from) = (0..width)
+                .map(|p| (score[p] - BEND_COST * (position(j, o) - position(j - 1, p)).pow(2) as f64, p))
+                .fold((f64::MIN, 0), |a, b| if b.0 > a.0 { b } else { a });
+            next[o] = best + ridge(j, o) - stray(j, o);
+            back[j][o] = from;
+        }
+        score = next;
+    }
+    let mut o = (0..width).max_by(|&a, &b| score[a].total_cmp(&score[b]))?;
+    let mut path = [0.0; 9];
+    let mut total = 0.0;
+    for j in (0..profiles.len()).rev() {
+        let sub = if o > 0 && o + 1 < width { parabola_peak(ridge(j, o - 1), ridge(j, o), ridge(j, o + 1)) } else { 0.0 };
+        path[j] = (position(j, o) - expected as isize) as f64 + sub;
+        total += ridge(j, o);
+        o = back[j][o];
+    }
+    (total / profiles.len() as f64 >= MIN_RESPONSE).then_some(path)
+}
+
+/// Drops lines that come closer than half a cell to, or cross, a neighbour: one of them has
+/// latched onto something else, and the one further from where it was expected goes.
+fn ordered(found: &mut [Option<Path>; 10], cell: f64) {
+    for k in 0..9 {
+        let (Some(a), Some(b)) = (found[k], found[k + 1]) else { continue };
+        let too_close = (0..9).any(|j| cell + b[j] - a[j] < 0.5 * cell);
+        if too_close {
+            let stray = |p: &Path| p.iter().map(|v| v.abs()).sum::<f64>();
+            let worse = if stray(&a) > stray(&b) { k } else { k + 1 };
+            found[worse] = None;
+        }
+    }
+}
+
+/// A missing line's path, linear between the nearest found lines on either side (or copied
+/// from the nearest one at the ends).
+fn interpolated(found: &[Option<Path>; 10], k: usize) -> Path {
+    let before = (0..k).rev().find_map(|i| found[i].map(|p| (i, p)));
+    let after = (k + 1..10).find_map(|i| found[i].map(|p| (i, p)));
+    match (before, after) {
+        (Some((i, a)), Some((m, b))) => {
+            let w = (k - i) as f64 / (m - i) as f64;
+            std::array::from_fn(|j| a[j] * (1.0 - w) + b[j] * w)
+        }
+        (Some((_, p)), None) | (None, Some((_, p))) => p,
+        (None, None) => [0.0; 9],
+    }
+}
+
+/// A path's offset at position `t` along it (pixels), linear between strip centres and
+/// extended past the end strips.
+fn offset_at(path: &Path, t: f64, layout: Layout) -> f64 {
+    let s = (t - layout.margin as f64) / layout.cell as f64 - 0.5;
+    let j = (s.floor() as isize).clamp(0, 7) as usize;
+    let w = s - j as f64;
+    path[j] * (1.0 - w) + path[j + 1] * w
+}
+
+/// Where column line `k` (path `column`) meets row line `l` (path `row`).
+fn crossing(column: &Path, row: &Path, layout: Layout, k: usize, l: usize) -> Point {
+    let (x0, y0) = (layout.expected(k) as f64, layout.expected(l) as f64);
+    let (mut x, mut y) = (x0, y0);
+    for _ in 0..4 {
+        x = x0 + offset_at(column, y, layout);
+        y = y0 + offset_at(row, x, layout);
+    }
+    [x, y]
+}
+
+/// Offset of a peak from the middle of three samples, by the parabola through them.
+fn parabola_peak(left: f64, mid: f64, right: f64) -> f64 {
+    let curvature = left - 2.0 * mid + right;
+    if curvature.abs() < 1e-9 { 0.0 } else { (0.5 * (left - right) / curvature).clamp(-0.5, 0.5) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opencv::core::{CV_8UC1, Point as CvPoint, Scalar};
+    use opencv::imgproc;
+
+    const LAYOUT: Layout = Layout { cell: 32, margin: 20 };
+
+    /// A rectified grid whose column lines bow sideways by up to `bow` pixels (curved paper)
+    /// and whose row lines sit `shift` pixels low, with a blob in some cells.
+    fn bowed_grid(bow: f64, shift: i32) -> Mat {
+        let side = LAYOUT.side() as i32;
+        let mut image = Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(220.0)).unwrap();
+        let black = Scalar::all(30.0);
+        for k in 0..10 {
+            let thickness = if k % 3 == 0 { 4 } else { 1 };
+            let at = LAYOUT.expected(k) as i32;
+            let y = at + shift;
+            imgproc::line(&mut image, CvPoint::new(0, y), CvPoint::new(side, y), black, thickness, imgproc::LINE_8, 0).unwrap();
+            let mut previous = None;
+            for y in 0..side {
+                let t = y as f64 / side as f64;
+                let x = at + (bow * 4.0 * t * (1.0 - t)).round() as i32;
+                let point = CvPoint::new(x, y);
+                if let Some(p) = previous {
+                    imgproc::line(&mut image, p, point, black, thickness, imgproc::LINE_8, 0).unwrap();
+                }
+                previous = Some(point);
+            }
+        }
+        for (r, c) in [(0, 1), (3, 3), (4, 7), (8, 0)] {
+            let centre = CvPoint::new(LAYOUT.expected(c) as i32 + 16, LAYOUT.expected(r) as i32 + 16);
+            imgproc::circle(&mut image, centre, 7, black, 3, imgproc::LINE_8, 0).unwrap();
+        }
+        image
+    }
+
+    #[test]
+    fn follows_straight_lines_to_the_pixel() {
+        let found = find_crossings(&bowed_grid(0.0, 0), LAYOUT).unwrap().expect("lines");
+        for l in 0..10 {
+            for k in 0..10 {
+                let [x, y] = found.at[l][k];
+                let (ex, ey) = (LAYOUT.expected(k) as f64, LAYOUT.expected(l) as f64);
+                assert!((x - ex).abs() < 1.0 && (y - ey).abs() < 1.0, "crossing {l},{k} at {x:.1},{y:.1}");
+            }
+        }
+    }
+
+    #[test]
+    fn follows_bowed_and_shifted_lines() {
+        let bow = 6.0;
+        let found = find_crossings(&bowed_grid(bow, 5), LAYOUT).unwrap().expect("lines");
+        let side = LAYOUT.side() as f64;
+        for l in 0..10 {
+            for k in 0..10 {
+                let [x, y] = found.at[l][k];
+                let ey = LAYOUT.expected(l) as f64 + 5.0;
+                let t = ey / side;
+                let ex = LAYOUT.expected(k) as f64 + bow * 4.0 * t * (1.0 - t);
+                assert!((x - ex).abs() < 1.5 && (y - ey).abs() < 1.5, "crossing {l},{k} at {x:.1},{y:.1}, expected {ex:.1},{ey:.1}");
+            }
+        }
+    }
+
+    #[test]
+    fn blank_image_has_no_lines() {
+        let side = LAYOUT.side() as i32;
+        let blank = Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(200.0)).unwrap();
+        assert!(find_crossings(&blank, LAYOUT).unwrap().is_none());
+    }
+}
