@@ -348,22 +348,44 @@ def motion_kernel(gen, size=9):
     return k / k.sum()
 
 
-def augment(batch, gen):
-    """Small shifts and scale changes (corner error), motion blur (a camera on the move, as in
-    live video) and contrast changes, on the fly."""
+def augment(batch, y, gen):
+    """On the fly: motion blur (a camera on the move, as in live video); faded ink on digit cells
+    (light pencil handwriting must still read as a digit, while the faint bleed-through in
+    Kubiesa's blank cells stays empty); a shadow edge across the cell; shifts, scale, rotation and
+    shear (corner error, slanted handwriting); contrast and brightness."""
     n = batch.shape[0]
+    batch = batch.clone()
     blurred = torch.rand(n, generator=gen) < 0.15
     if blurred.any():
         k = motion_kernel(gen)[None, None]
         pad = k.shape[-1] // 2
         sub = F.pad(batch[blurred], (pad, pad, pad, pad), mode="replicate")
-        batch = batch.clone()
         batch[blurred] = F.conv2d(sub, k)
+    faded = (torch.rand(n, generator=gen) < 0.2) & (y != 0)
+    if faded.any():
+        sub = batch[faded]
+        paper = sub.flatten(1).quantile(0.9, dim=1)[:, None, None, None]
+        keep = 0.35 + 0.45 * torch.rand(len(sub), 1, 1, 1, generator=gen)
+        batch[faded] = paper - (paper - sub) * keep
+    shaded = torch.rand(n, generator=gen) < 0.2
+    if shaded.any():
+        m = int(shaded.sum())
+        yy, xx = torch.meshgrid(torch.linspace(-1, 1, CELL), torch.linspace(-1, 1, CELL), indexing="ij")
+        angle = torch.rand(m, 1, 1, generator=gen) * 2 * math.pi
+        offset = (torch.rand(m, 1, 1, generator=gen) - 0.5) * 1.6
+        side = (xx * torch.cos(angle) + yy * torch.sin(angle) > offset).float()
+        soft = F.avg_pool2d(side[:, None], 3, 1, 1, count_include_pad=False)
+        depth = 0.35 + 0.45 * torch.rand(m, 1, 1, 1, generator=gen)
+        batch[shaded] = batch[shaded] * (1 - (1 - depth) * soft)
     theta = torch.zeros(n, 2, 3)
     s = 1 + (torch.rand(n, generator=gen) - 0.5) * 0.2
-    theta[:, 0, 0] = s
-    theta[:, 1, 1] = s
-    theta[:, :, 2] = (torch.rand(n, 2, generator=gen) - 0.5) * 0.2
+    a = (torch.rand(n, generator=gen) - 0.5) * 0.2  # up to 6 degrees
+    shear = (torch.rand(n, generator=gen) - 0.5) * 0.2
+    theta[:, 0, 0] = s * torch.cos(a)
+    theta[:, 0, 1] = -s * torch.sin(a) + shear
+    theta[:, 1, 0] = s * torch.sin(a)
+    theta[:, 1, 1] = s * torch.cos(a)
+    theta[:, :, 2] = (torch.rand(n, 2, generator=gen) - 0.5) * 0.4  # up to 10% of a cell
     grid = F.affine_grid(theta, batch.shape, align_corners=False)
     out = F.grid_sample(batch, grid, padding_mode="border", align_corners=False)
     gain = 0.5 + torch.rand(n, 1, 1, 1, generator=gen)
@@ -449,7 +471,7 @@ def main():
         total = 0.0
         for i in range(0, len(x), 256):
             idx = perm[i : i + 256]
-            xb = augment(x[idx], gen)
+            xb = augment(x[idx], y[idx], gen)
             loss = set_loss(model(xb), y[idx])
             opt.zero_grad()
             loss.backward()

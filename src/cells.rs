@@ -1,7 +1,9 @@
 //! Rectifying the grid and cutting it into the 81 cell images the digit model reads.
 //!
-//! `models/train.py` cuts its training cells with the same steps (its `rectify`); change both
-//! together.
+//! `models/train.py` cuts its training cells with the same steps as [`rectify`] (its `rectify`,
+//! from the published or rendered corners, jittered); change both together. Cutting along the
+//! printed lines ([`rectify_along_lines`]) only brings each cell nearer to where those corners
+//! would put it on flat paper, so the model needs no retraining for it.
 
 use ndarray::Array4;
 use opencv::core::{Mat, Rect, Size};

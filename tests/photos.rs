@@ -72,10 +72,10 @@ fn wicht_newspaper_photos_floor() {
 
     let whole = evaluate(&mut pipeline, &every);
     println!("{}", whole.summary("wicht all"));
-    assert!(whole.found >= 159, "{}", whole.summary("wicht all"));
-    assert!(whole.perfect >= 154, "{}", whole.summary("wicht all"));
+    assert!(whole.found >= 160, "{}", whole.summary("wicht all"));
+    assert!(whole.perfect >= 156, "{}", whole.summary("wicht all"));
     // Newspaper puzzles are printed: hardly anything may read as handwritten.
-    assert!(whole.handwritten <= 20, "{}", whole.summary("wicht all"));
+    assert!(whole.handwritten <= 10, "{}", whole.summary("wicht all"));
 }
 
 #[test]
@@ -84,12 +84,13 @@ fn kubiesa_phone_photos_floor() {
     let samples: Vec<_> = samples.iter().collect();
     let score = evaluate(&mut pipeline(), &samples);
     println!("{}", score.summary("kubiesa"));
-    assert!(score.found >= 78, "{}", score.summary("kubiesa"));
-    assert!(score.cell_accuracy() >= 0.975, "{}", score.summary("kubiesa"));
+    // Every photo holds a whole grid; the target is 99.5% of cells (measured 99.75%).
+    assert!(score.found >= 80, "{}", score.summary("kubiesa"));
+    assert!(score.cell_accuracy() >= 0.995, "{}", score.summary("kubiesa"));
     assert!(score.pencil_right == score.pencil, "pencil marks must read as empty: {}", score.summary("kubiesa"));
     assert!(score.digits_right as f64 >= 0.99 * score.digits as f64, "{}", score.summary("kubiesa"));
     // Solutions come from the printed clues, so misread handwriting does not stop them.
-    assert!(score.solved >= 74, "{}", score.summary("kubiesa"));
+    assert!(score.solved >= 77, "{}", score.summary("kubiesa"));
     // These puzzles were filled in by hand: a good share of digits must read as handwritten.
     assert!(score.handwritten * 4 >= score.digits, "{}", score.summary("kubiesa"));
     // "Check my work" must not accuse right answers.
