@@ -60,13 +60,16 @@ fn main() {
             median(times.iter().map(f).collect()).as_secs_f64() * 1e3
         };
         println!(
-            "{size} ({} photos): median ms per photo: detect {:.2}, read {:.2}, solve {:.3}, render {:.2}",
+            "{size} ({} photos): median ms per photo: detect {:.2}, rectify {:.2}, read {:.2}, solve {:.3}, render {:.2}",
             times.len(),
             stage(|t| t.detect),
+            stage(|t| t.rectify),
             stage(|t| t.read),
             stage(|t| t.solve),
             stage(|t| t.render),
         );
+        let slowest_read = times.iter().map(|t| t.read).max().unwrap_or_default();
+        println!("    slowest read (model, with turned readings): {:.2} ms", slowest_read.as_secs_f64() * 1e3);
     }
 }
 

@@ -163,6 +163,23 @@ pub fn cell_batch(rectified: &Mat) -> Result<Array4<f32>> {
     Ok(Array4::from_shape_fn((81, 1, c, c), |(i, _, y, x)| view.get((i % 9) * c + x, (i / 9) * c + y) as f32))
 }
 
+/// The cells `which` of a `[81, 1, CELL, CELL]` batch, each picture turned in place a quarter
+/// clockwise, a half and three quarters: `[3 * which.len(), 1, CELL, CELL]`, turn by turn, the
+/// same turns as OpenCV's `ROTATE_90_CLOCKWISE`, `ROTATE_180`, `ROTATE_90_COUNTERCLOCKWISE`.
+pub fn turned_cells(batch: &Array4<f32>, which: &[usize]) -> Array4<f32> {
+    let c = CELL as usize;
+    let m = which.len();
+    Array4::from_shape_fn((3 * m, 1, c, c), |(k, _, y, x)| {
+        let cell = which[k % m];
+        let (sy, sx) = match k / m {
+            0 => (c - 1 - x, y),
+            1 => (c - 1 - y, c - 1 - x),
+            _ => (x, c - 1 - y),
+        };
+        batch[[cell, 0, sy, sx]]
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,6 +196,37 @@ mod tests {
         for i in 0..81 {
             let expected = if i == 2 * 9 + 7 { 0.0 } else { 255.0 };
             assert_eq!(batch[[i, 0, 5, 5]], expected, "cell {i}");
+        }
+    }
+
+    #[test]
+    fn cells_turn_as_opencv_turns_the_grid() {
+        let mut grid = Mat::new_rows_cols_with_default(GRID, GRID, CV_8UC1, Scalar::all(0.0)).unwrap();
+        for y in 0..GRID {
+            for x in 0..GRID {
+                *grid.at_2d_mut::<u8>(y, x).unwrap() = ((x * 7 + y * 13) % 251) as u8;
+            }
+        }
+        let batch = cell_batch(&grid).unwrap();
+        let which = [0, 40, 80, 7];
+        let turned = turned_cells(&batch, &which);
+        let codes = [opencv::core::ROTATE_90_CLOCKWISE, opencv::core::ROTATE_180, opencv::core::ROTATE_90_COUNTERCLOCKWISE];
+        for (t, code) in codes.into_iter().enumerate() {
+            let mut whole = Mat::default();
+            opencv::core::rotate(&grid, &mut whole, code).unwrap();
+            let whole = cell_batch(&whole).unwrap();
+            for (j, &cell) in which.iter().enumerate() {
+                // Where the cell went when the whole grid turned.
+                let (r, col) = (cell / 9, cell % 9);
+                let moved = match t {
+                    0 => col * 9 + (8 - r),
+                    1 => (8 - r) * 9 + (8 - col),
+                    _ => (8 - col) * 9 + r,
+                };
+                let a = turned.index_axis(ndarray::Axis(0), t * which.len() + j);
+                let b = whole.index_axis(ndarray::Axis(0), moved);
+                assert_eq!(a, b, "turn {t}, cell {cell}");
+            }
         }
     }
 
