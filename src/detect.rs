@@ -366,7 +366,7 @@ fn border_centre(profile: &[f64], reach: f64, thickest: f64, step: f64) -> Optio
 }
 
 /// Offset of a peak from the middle of three samples, by the parabola through them.
-fn parabola_peak(left: f64, mid: f64, right: f64) -> f64 {
+pub(crate) fn parabola_peak(left: f64, mid: f64, right: f64) -> f64 {
     let curvature = left - 2.0 * mid + right;
     if curvature.abs() < 1e-9 { 0.0 } else { (0.5 * (left - right) / curvature).clamp(-0.5, 0.5) }
 }

@@ -6,6 +6,7 @@
 //! over a ridge response (dark line between lighter paper), which keeps the path smooth and
 //! away from digit strokes beside it. The result is the 10 x 10 crossings of the lines.
 
+use crate::detect::parabola_peak;
 use crate::error::Result;
 use crate::geometry::Point;
 use crate::raster::GrayView;
@@ -212,12 +213,6 @@ fn crossing(column: &Path, row: &Path, layout: Layout, k: usize, l: usize) -> Po
         y = y0 + offset_at(row, x, layout);
     }
     [x, y]
-}
-
-/// Offset of a peak from the middle of three samples, by the parabola through them.
-fn parabola_peak(left: f64, mid: f64, right: f64) -> f64 {
-    let curvature = left - 2.0 * mid + right;
-    if curvature.abs() < 1e-9 { 0.0 } else { (0.5 * (left - right) / curvature).clamp(-0.5, 0.5) }
 }
 
 #[cfg(test)]
