@@ -52,14 +52,8 @@ pub fn rectify_along_lines(gray: &Mat, quad: &Quad) -> Result<Option<Fitted>> {
     let Some(crossings) = lines::find_crossings(&margined, layout)? else { return Ok(None) };
 
     // Each output pixel, in grid cells, is placed between its cell's four crossings.
-    let (mut map_x, mut map_y) = (Mat::default(), Mat::default());
-    let size = Size::new(GRID, GRID);
-    let zeros = |m: &mut Mat| -> opencv::Result<()> {
-        *m = Mat::new_size_with_default(size, opencv::core::CV_32FC1, opencv::core::Scalar::all(0.0))?;
-        Ok(())
-    };
-    zeros(&mut map_x)?;
-    zeros(&mut map_y)?;
+    let zeros = || Mat::new_size_with_default(Size::new(GRID, GRID), opencv::core::CV_32FC1, opencv::core::Scalar::all(0.0));
+    let (mut map_x, mut map_y) = (zeros()?, zeros()?);
     for y in 0..GRID {
         let gy = y as f64 / CELL as f64;
         let r = (gy.floor() as usize).min(8);

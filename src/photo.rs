@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::geometry::Quad;
 use crate::grid::Grid;
 use crate::overlay;
-use crate::read::{DigitReader, GridReading};
+use crate::read::{DigitReader, GridReading, plausibility};
 use crate::solve::{SolveError, solve};
 
 /// The smallest picture worth searching: 9 cells of 10 pixels.
@@ -220,9 +220,6 @@ pub fn read_turned(reader: &mut DigitReader, rectified: &Mat, quad: &Quad, uprig
     let batch = cells::cell_batch(rectified)?;
     let turned = cells::turned_cells(&batch, &sample);
     let readings = reader.read(turned.view())?;
-    let plausibility = |cells: &[crate::read::CellReading]| {
-        cells.iter().map(|c| c.confidence.max(1e-6).ln()).sum::<f32>() / cells.len().max(1) as f32
-    };
     let upright_sample: Vec<_> = sample.iter().map(|&i| upright.0[i]).collect();
     let mut best = (plausibility(&upright_sample), None);
     for (turn, chunk) in readings.chunks(sample.len()).enumerate() {

@@ -50,7 +50,7 @@ impl GridReading {
     /// Mean log-probability of the chosen classes: higher when the cells look like what the
     /// model was trained on, which is how the right way up is told from the other three.
     pub fn plausibility(&self) -> f32 {
-        self.0.iter().map(|c| c.confidence.max(1e-6).ln()).sum::<f32>() / self.0.len().max(1) as f32
+        plausibility(&self.0)
     }
 
     /// The printed digits only: the puzzle as it was published.
@@ -70,6 +70,11 @@ impl GridReading {
         }
         grid
     }
+}
+
+/// Mean log-probability of the chosen classes of `cells`; see [`GridReading::plausibility`].
+pub fn plausibility(cells: &[CellReading]) -> f32 {
+    cells.iter().map(|c| c.confidence.max(1e-6).ln()).sum::<f32>() / cells.len().max(1) as f32
 }
 
 /// The digit model, ready to run.
