@@ -3,7 +3,7 @@
 //!
 //! One module per pipeline stage:
 //! [`detect`] (find the grid) → [`cells`] (rectify and cut, along the lines [`lines`] follows) → [`read`] (digit model) →
-//! [`solve`] (with [`correct`] for misreads) → [`overlay`] (draw), tied together for still pictures by [`photo`].
+//! [`solve`] (with [`decode`] choosing the most likely puzzle when the reading is in doubt) → [`overlay`] (draw), tied together for still pictures by [`photo`].
 //!
 //! Live video adds [`capture`] (video files and webcams), [`track`] (following the grid frame
 //! to frame), [`vision`] (when to detect, read and solve; the solution cache) and [`display`]
@@ -11,7 +11,7 @@
 
 pub mod capture;
 pub mod cells;
-pub mod correct;
+pub mod decode;
 pub mod detect;
 pub mod display;
 pub mod error;

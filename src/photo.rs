@@ -10,13 +10,13 @@ use opencv::prelude::*;
 use serde::Serialize;
 
 use crate::cells;
-use crate::correct::{Correction, correct};
+use crate::decode::{Budget, Correction, Verdict, decode};
 use crate::detect;
 use crate::error::{Error, Result};
 use crate::geometry::Quad;
 use crate::grid::Grid;
 use crate::overlay;
-use crate::read::{DigitReader, GridReading, plausibility};
+use crate::read::{CLASSES, DigitReader, GridReading, plausibility};
 use crate::solve::{SolveError, solve};
 
 /// The smallest picture worth searching: 9 cells of 10 pixels.
@@ -47,6 +47,9 @@ pub struct Puzzle {
     pub status: Status,
     /// Cells whose first reading broke the puzzle and was replaced by a next-best one.
     pub corrections: Vec<Correction>,
+    /// When solved: how much less likely (nats) the next puzzle with one solution near the
+    /// reading is (at least this much: the decoder searched no further).
+    pub margin: Option<f32>,
 }
 
 impl Puzzle {
@@ -110,10 +113,24 @@ pub(crate) fn io_reason(err: &std::io::Error) -> String {
 pub fn solve_clues(clues: &Grid) -> (Option<Grid>, Status) {
     match solve(clues) {
         Ok(solution) => (Some(solution), Status::Solved),
-        Err(SolveError::Invalid { .. }) => (None, Status::Invalid),
-        Err(SolveError::Unsolvable) => (None, Status::Unsolvable),
-        Err(SolveError::Multiple { .. }) => (None, Status::Multiple),
+        Err(e) => (None, Status::of(&e)),
     }
+}
+
+impl Status {
+    /// The status of clues the solver turned down.
+    pub fn of(error: &SolveError) -> Status {
+        match error {
+            SolveError::Invalid { .. } => Status::Invalid,
+            SolveError::Unsolvable => Status::Unsolvable,
+            SolveError::Multiple { .. } => Status::Multiple,
+        }
+    }
+}
+
+/// Each cell's log-likelihood of holding no printed clue (0) or a printed 1-9.
+pub fn clue_log_likelihoods(reading: &GridReading) -> Vec<[f32; CLASSES]> {
+    reading.0.iter().map(|r| r.as_clue.map(|p| p.max(1e-9).ln())).collect()
 }
 
 /// Runs `f`, adding the time it took to `total`.
@@ -124,29 +141,41 @@ fn timed<T>(total: &mut Duration, f: impl FnOnce() -> T) -> T {
     out
 }
 
-/// The puzzle whose printed clues did not solve (`unsolved`), with the reader's next-best
-/// guesses applied where they make it uniquely solvable (see [`correct`]).
-fn corrected(quad: Quad, reading: GridReading, unsolved: (Option<Grid>, Status)) -> Puzzle {
-    let clues = reading.printed();
+/// The puzzle a reading shows: the most likely printed clues with one solution (see
+/// [`decode`]). A photo gets no second look, so a reading that solves as it is stands even
+/// when another puzzle is nearly as likely; a changed reading must be clearly the likeliest.
+fn judged(quad: Quad, reading: GridReading) -> Puzzle {
+    let read = reading.printed();
     let mut entries = reading.handwritten();
-    let likelihoods: Vec<_> = reading.0.iter().map(|r| r.as_clue).collect();
-    let Some(fixed) = correct(&clues, &likelihoods, |_| true) else {
-        let (solution, status) = unsolved;
-        return Puzzle { quad, reading, clues, entries, solution, status, corrections: Vec::new() };
+    let decoded = match decode(&read, &clue_log_likelihoods(&reading), |_| true, Budget::PHOTO) {
+        Verdict::Solved(d) => Some(d),
+        Verdict::Uncertain(d) if d.corrections.is_empty() => Some(d),
+        Verdict::Uncertain(d) => {
+            tracing::debug!(corrections = ?d.corrections, margin = d.margin, "a correction was not clear enough");
+            None
+        }
+        Verdict::Failed(_) => None,
     };
-    tracing::debug!(?fixed.corrections, "corrected misread cells");
+    let Some(d) = decoded else {
+        let (solution, status) = solve_clues(&read);
+        return Puzzle { quad, reading, clues: read, entries, solution, status, corrections: Vec::new(), margin: None };
+    };
+    if !d.corrections.is_empty() {
+        tracing::debug!(corrections = ?d.corrections, margin = d.margin, "corrected misread cells");
+    }
     // A cell corrected into a printed clue is no longer a handwritten entry.
-    for c in fixed.corrections.iter().filter(|c| c.now != 0) {
+    for c in d.corrections.iter().filter(|c| c.now != 0) {
         entries.0[c.cell] = 0;
     }
     Puzzle {
         quad,
         reading,
-        clues: fixed.clues,
+        clues: d.clues,
         entries,
-        solution: Some(fixed.solution),
+        solution: Some(d.solution),
         status: Status::Solved,
-        corrections: fixed.corrections,
+        corrections: d.corrections,
+        margin: Some(d.margin),
     }
 }
 
@@ -178,20 +207,14 @@ impl PhotoPipeline {
         let start = Instant::now();
         let mut reading = self.reader.read_grid(cells::cell_batch(&rectified)?.view())?;
         let mut solving = Duration::ZERO;
-        let mut solved = timed(&mut solving, || solve_clues(&reading.printed()));
+        let solved = timed(&mut solving, || solve_clues(&reading.printed()));
         if (solved.1 != Status::Solved || !reading.is_confident())
             && let Some((turned_quad, turned)) = read_turned(&mut self.reader, &rectified, &quad, &reading)?
         {
             tracing::debug!("puzzle is turned; reading it the right way up");
             (quad, reading) = (turned_quad, turned);
-            solved = timed(&mut solving, || solve_clues(&reading.printed()));
         }
-        let puzzle = if solved.1 == Status::Solved {
-            let (solution, status) = solved;
-            Puzzle { quad, clues: reading.printed(), entries: reading.handwritten(), reading, solution, status, corrections: Vec::new() }
-        } else {
-            timed(&mut solving, || corrected(quad, reading, solved))
-        };
+        let puzzle = timed(&mut solving, || judged(quad, reading));
         times.read = start.elapsed().saturating_sub(solving);
         times.solve = solving;
         Ok(Some(puzzle))
@@ -288,6 +311,9 @@ pub struct PuzzleReport {
     pub status: Status,
     /// Cells changed from their first reading to make the puzzle valid and uniquely solvable.
     pub corrected: Vec<Correction>,
+    /// When solved: by how much (nats of log-likelihood) the next puzzle with one solution near
+    /// the reading is less likely; at least this much.
+    pub margin: Option<f32>,
 }
 
 impl From<&Puzzle> for PuzzleReport {
@@ -302,6 +328,7 @@ impl From<&Puzzle> for PuzzleReport {
             solution: puzzle.solution.map(|s| s.to_string()),
             status: puzzle.status,
             corrected: puzzle.corrections.clone(),
+            margin: puzzle.margin.map(|m| (m * 100.0).round() / 100.0),
         }
     }
 }
@@ -366,6 +393,7 @@ mod tests {
             solution: Some(solution),
             status: Status::Solved,
             corrections: Vec::new(),
+            margin: None,
         };
         assert_eq!(puzzle.wrong_entries(), vec![1]);
 

@@ -16,21 +16,21 @@ use opencv::core::Mat;
 use opencv::imgproc;
 
 use crate::cells;
-use crate::correct::correct;
+use crate::decode::{Budget, Verdict, decode};
 use crate::detect;
 use crate::error::Result;
 use crate::geometry::{Homography, Quad};
 use crate::grid::Grid;
-use crate::photo::{Status, read_turned, solve_clues};
+use crate::photo::{Status, read_turned};
 use crate::read::{CLASSES, DigitReader, GridReading};
+use crate::solve::solve;
 use crate::track::{self, TrackFrame};
 
 /// Frames of agreeing readings needed before a puzzle is solved.
 const STABLE_FRAMES: u32 = 2;
-/// Every cell's summed reading must be at least this sure before the puzzle is solved.
+/// A reading this sure in every cell that still has no single solution is, after a while,
+/// judged unsolvable or ambiguous.
 const SURE: f32 = 0.9;
-/// ... or at least this sure, for one frame longer, with a unique solution.
-const NEARLY_SURE: f32 = 0.6;
 /// A sure reading that does not solve is judged unsolvable after this many frames.
 const MAX_READING_FRAMES: u32 = 15;
 /// A shown puzzle is read again every this many frames, to notice a replaced puzzle.
@@ -360,30 +360,31 @@ fn inside_frame(quad: &Quad, gray: &Mat) -> bool {
 
 /// The puzzle as judged from the evidence, once the evidence is enough; None to keep reading.
 ///
-/// A reading that is sure and stable is solved; if it has no unique solution, the reader's
-/// next-best guesses are tried ([`correct`]), and when those fail too for
-/// [`MAX_READING_FRAMES`] frames the puzzle is judged unsolvable or ambiguous. An unsure reading
-/// (blur, glare, a finger) is never judged: it is read again next frame.
+/// Once two readings agree, the most likely puzzle with one solution is decoded from the summed
+/// evidence ([`decode`]): a clue read as empty, an empty cell read as a clue or one digit taken
+/// for another is set right when the puzzle's rules single it out. The puzzle is accepted only
+/// when no other one is nearly as likely; otherwise it is read again next frame, so that sharper
+/// frames can settle it. Only a sure reading that stays without any such puzzle for
+/// [`MAX_READING_FRAMES`] frames is judged unsolvable or ambiguous, and even that verdict is
+/// provisional: it is read again while the puzzle stays in view.
 fn judge(evidence: &Evidence, id: u64) -> Option<Known> {
-    let clues = evidence.clues();
-    let least_sure = evidence.least_sure();
-    let sure = least_sure >= SURE && evidence.stable_for >= STABLE_FRAMES;
-    // A reading a little less sure, but unchanged for longer, is trusted when the puzzle's
-    // rules agree with it: it has exactly one solution.
-    let nearly_sure = least_sure >= NEARLY_SURE && evidence.stable_for >= STABLE_FRAMES + 1;
-    if !sure && !nearly_sure {
+    if evidence.stable_for < STABLE_FRAMES {
         return None;
     }
-    let (solution, status) = solve_clues(&clues);
-    if status == Status::Solved {
-        return Some(Known { id, clues, solution, status });
+    let clues = evidence.clues();
+    let verdict = decode(&clues, &evidence.log_likelihood, |_| true, Budget::FRAME);
+    if let Verdict::Solved(d) = verdict {
+        if !d.corrections.is_empty() {
+            tracing::debug!(corrections = ?d.corrections, margin = d.margin, "corrected misread cells");
+        }
+        return Some(Known { id, clues: d.clues, solution: Some(d.solution), status: Status::Solved });
     }
-    let likelihoods = evidence.posteriors();
-    if let Some(fixed) = correct(&clues, &likelihoods, |_| true) {
-        tracing::debug!(?fixed.corrections, "corrected misread cells");
-        return Some(Known { id, clues: fixed.clues, solution: Some(fixed.solution), status: Status::Solved });
+    tracing::trace!(?verdict, "not sure which puzzle yet");
+    let sure = evidence.least_sure() >= SURE && evidence.frames >= MAX_READING_FRAMES;
+    match solve(&clues) {
+        Err(error) if sure => Some(Known { id, clues, solution: None, status: Status::of(&error) }),
+        _ => None,
     }
-    (sure && evidence.frames >= MAX_READING_FRAMES).then_some(Known { id, clues, solution: None, status })
 }
 
 /// Whether a single reading shows `known`: no cell confidently reads otherwise, and few are
@@ -462,21 +463,43 @@ mod tests {
         assert_eq!(known.clues, clues);
     }
 
+    /// The 17-clue puzzle of the decoder's tests with its 3 in cell 54 lost.
+    const SEVENTEEN_LESS_ONE: &str = "000000010400000000020000000000050407008000300001090000000400200050100000000806000";
+
     #[test]
-    fn unsure_reading_is_never_judged() {
-        let clues: Grid = PUZZLE.parse().unwrap();
+    fn reading_torn_between_two_puzzles_is_never_judged() {
+        let clues: Grid = SEVENTEEN_LESS_ONE.parse().unwrap();
         let mut reading = reading_of(&clues, 0.99);
-        // One cell torn between its digit and another, frame after frame (a blurred 3 or 8).
-        let torn = &mut reading.0[0];
+        // Cell 55 torn between empty, 3 and 7, frame after frame: a 3 and a 7 each give one
+        // solution, different ones. Neither the picture nor the rules can tell.
+        let torn = &mut reading.0[55];
         torn.as_clue = [0.0; CLASSES];
-        torn.as_clue[5] = 0.5;
-        torn.as_clue[6] = 0.45;
-        torn.as_clue[0] = 0.05;
+        torn.as_clue[0] = 0.5;
+        torn.as_clue[3] = 0.25;
+        torn.as_clue[7] = 0.25;
         let mut evidence = Evidence::new();
         for _ in 0..3 * MAX_READING_FRAMES {
             evidence.add(&reading);
             assert!(judge(&evidence, 0).is_none());
         }
+    }
+
+    #[test]
+    fn clue_read_as_empty_is_restored_when_the_rules_point_at_it() {
+        // Cell 54's 3 blurred into "empty" at 90%, in every frame: without it the puzzle has
+        // many solutions; with it, one.
+        let truth: Grid = "000000010400000000020000000000050407008000300001090000300400200050100000000806000".parse().unwrap();
+        let clues: Grid = SEVENTEEN_LESS_ONE.parse().unwrap();
+        let mut reading = reading_of(&clues, 0.99);
+        let faded = &mut reading.0[54];
+        faded.as_clue = [0.001; CLASSES];
+        faded.as_clue[0] = 0.9;
+        faded.as_clue[3] = 0.092;
+        let mut evidence = Evidence::new();
+        evidence.add(&reading);
+        evidence.add(&reading);
+        let known = judge(&evidence, 0).expect("judged from two frames");
+        assert_eq!((known.clues, known.status), (truth, Status::Solved));
     }
 
     #[test]
