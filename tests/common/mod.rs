@@ -2,6 +2,8 @@
 //! `photos` bench report on them. Shared by tests/ and benches/ (see their `#[path]`).
 #![allow(dead_code)]
 
+pub mod corrupt;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
