@@ -162,7 +162,7 @@ impl Board {
             match self.naked_singles() {
                 None => return false,
                 Some(true) => {}
-                Some(false) if self.column_singles() => {}
+                Some(false) if self.pairs == [0; 3] && self.column_singles() => {}
                 Some(false) => return true,
             }
         }
@@ -254,7 +254,8 @@ impl Board {
 
     /// Places each digit that has one cell left in a column (the band rules find the hidden
     /// singles of rows and boxes, not of columns); true when any was placed. Run only when
-    /// the rest of the logic has stalled, as it is cheaper than a guess but not free.
+    /// the rest of the logic has stalled with no two-candidate cell to guess on: cheaper than
+    /// a wide guess, but dearer than it saves before a binary one.
     fn column_singles(&mut self) -> bool {
         let mut placed_any = false;
         for digit in 0..9 {
