@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 
 use common::corrupt::{Case, Kind, Outcome, cases, outcome, real_readings};
 use common::{median, pipeline, wicht};
-use sudoku_ar::decode::{Budget, Verdict, decode};
 use sudoku_ar::grid::Grid;
-use sudoku_ar::read::CLASSES;
+use sudoku_ar::recognize::decode::{Budget, Verdict, decode};
+use sudoku_ar::recognize::read::CLASSES;
 use sudoku_ar::solve::solve;
 
 fn main() {
@@ -24,16 +24,31 @@ fn main() {
     let samples: Vec<_> = samples.iter().collect();
     let readings = real_readings(&mut pipeline, &samples);
     let cases = cases(&readings, 5, 2026);
-    println!("{} Wicht photos read right in every clue; {} misread cases built from their readings", readings.len(), cases.len());
+    println!(
+        "{} Wicht photos read right in every clue; {} misread cases built from their readings",
+        readings.len(),
+        cases.len()
+    );
 
     for (name, budget) in [("photo", Budget::PHOTO), ("video frame", Budget::FRAME)] {
-        println!("\nbudget {name}: margin {} nats, {} solver calls, {:?}", budget.margin, budget.solver_calls, budget.time);
-        println!("{:<12} {:>6} {:>8} {:>8} {:>8}", "kind", "cases", "fixed", "wrong", "refused");
+        println!(
+            "\nbudget {name}: margin {} nats, {} solver calls, {:?}",
+            budget.margin, budget.solver_calls, budget.time
+        );
+        println!(
+            "{:<12} {:>6} {:>8} {:>8} {:>8}",
+            "kind", "cases", "fixed", "wrong", "refused"
+        );
         report(&cases, budget);
     }
 
-    println!("\nphoto pipeline policy (a reading that solves as read stands even when not clearly ahead) vs the corrector it replaced");
-    println!("{:<12} {:>6} {:>17} {:>17} {:>17}", "kind", "cases", "fixed new/old", "wrong new/old", "refused new/old");
+    println!(
+        "\nphoto pipeline policy (a reading that solves as read stands even when not clearly ahead) vs the corrector it replaced"
+    );
+    println!(
+        "{:<12} {:>6} {:>17} {:>17} {:>17}",
+        "kind", "cases", "fixed new/old", "wrong new/old", "refused new/old"
+    );
     let mut by_kind: BTreeMap<Kind, [[usize; 3]; 2]> = BTreeMap::new();
     for case in &cases {
         let counts = by_kind.entry(case.kind).or_default();
@@ -42,12 +57,24 @@ fn main() {
     }
     for (kind, [new, old]) in by_kind {
         let pair = |i: usize| format!("{}/{}", new[i], old[i]);
-        println!("{:<12} {:>6} {:>17} {:>17} {:>17}", format!("{kind:?}"), new.iter().sum::<usize>(), pair(0), pair(1), pair(2));
+        println!(
+            "{:<12} {:>6} {:>17} {:>17} {:>17}",
+            format!("{kind:?}"),
+            new.iter().sum::<usize>(),
+            pair(0),
+            pair(1),
+            pair(2)
+        );
     }
 
-    println!("\nmargin sweep (photo budget otherwise): fixed / wrongly changed / refused over all misread kinds; refused of the ambiguous");
+    println!(
+        "\nmargin sweep (photo budget otherwise): fixed / wrongly changed / refused over all misread kinds; refused of the ambiguous"
+    );
     for margin in [0.5, 1.0, 1.6, 2.3, 3.0, 4.6] {
-        let budget = Budget { margin, ..Budget::PHOTO };
+        let budget = Budget {
+            margin,
+            ..Budget::PHOTO
+        };
         let mut counts = [0usize; 3];
         let (mut ambiguous, mut refused) = (0, 0);
         for case in &cases {
@@ -59,7 +86,10 @@ fn main() {
                 counts[o as usize] += 1;
             }
         }
-        println!("  margin {margin:>4}: {} / {} / {}; ambiguous refused {refused}/{ambiguous}", counts[0], counts[1], counts[2]);
+        println!(
+            "  margin {margin:>4}: {} / {} / {}; ambiguous refused {refused}/{ambiguous}",
+            counts[0], counts[1], counts[2]
+        );
     }
 
     for (name, budget) in [("photo", Budget::PHOTO), ("video frame", Budget::FRAME)] {
@@ -74,7 +104,12 @@ fn main() {
         times.sort();
         let p99 = times[times.len() * 99 / 100];
         let max = times[times.len() - 1];
-        println!("decode time per grid, {name} budget: p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms", ms(median(times)), ms(p99), ms(max));
+        println!(
+            "decode time per grid, {name} budget: p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+            ms(median(times)),
+            ms(p99),
+            ms(max)
+        );
     }
 }
 
@@ -84,7 +119,11 @@ fn report(cases: &[Case], budget: Budget) {
         by_kind.entry(case.kind).or_default()[outcome(case, budget) as usize] += 1;
     }
     for (kind, [fixed, wrong, refused]) in by_kind {
-        println!("{:<12} {:>6} {fixed:>8} {wrong:>8} {refused:>8}", format!("{kind:?}"), fixed + wrong + refused);
+        println!(
+            "{:<12} {:>6} {fixed:>8} {wrong:>8} {refused:>8}",
+            format!("{kind:?}"),
+            fixed + wrong + refused
+        );
     }
 }
 
@@ -100,9 +139,15 @@ const SURE: f32 = 0.97;
 const MIN_ALTERNATIVE: f32 = 0.01;
 const MARGIN: f32 = 3.0;
 
-fn old_correct(clues: &Grid, likelihoods: &[[f32; CLASSES]], allowed: impl Fn(usize) -> bool) -> Option<Grid> {
+fn old_correct(
+    clues: &Grid,
+    likelihoods: &[[f32; CLASSES]],
+    allowed: impl Fn(usize) -> bool,
+) -> Option<Grid> {
     let current = |cell: usize| likelihoods[cell][clues.0[cell] as usize];
-    let mut suspects: Vec<usize> = (0..81.min(likelihoods.len())).filter(|&i| allowed(i) && current(i) < SURE).collect();
+    let mut suspects: Vec<usize> = (0..81.min(likelihoods.len()))
+        .filter(|&i| allowed(i) && current(i) < SURE)
+        .collect();
     suspects.sort_by(|&a, &b| current(a).total_cmp(&current(b)));
     suspects.truncate(SUSPECTS);
 
@@ -123,7 +168,12 @@ fn old_correct(clues: &Grid, likelihoods: &[[f32; CLASSES]], allowed: impl Fn(us
         try_change(clues, &[(cell, digit)], ratio, &mut found);
         for &(cell2, digit2, ratio2) in &options[i + 1..] {
             if cell2 != cell {
-                try_change(clues, &[(cell, digit), (cell2, digit2)], ratio * ratio2, &mut found);
+                try_change(
+                    clues,
+                    &[(cell, digit), (cell2, digit2)],
+                    ratio * ratio2,
+                    &mut found,
+                );
             }
         }
     }
@@ -135,7 +185,12 @@ fn old_correct(clues: &Grid, likelihoods: &[[f32; CLASSES]], allowed: impl Fn(us
     }
 }
 
-fn try_change(clues: &Grid, changes: &[(usize, u8)], likelihood: f32, found: &mut Vec<(f32, Grid)>) {
+fn try_change(
+    clues: &Grid,
+    changes: &[(usize, u8)],
+    likelihood: f32,
+    found: &mut Vec<(f32, Grid)>,
+) {
     let mut changed = *clues;
     for &(cell, digit) in changes {
         changed.0[cell] = digit;
@@ -158,7 +213,11 @@ fn photo_outcome(case: &Case) -> Outcome {
 /// As the photo pipeline took the reading before: as read when it solves, else corrected.
 fn old_outcome(case: &Case) -> Outcome {
     let accepted = solve(&case.read).ok().or_else(|| {
-        let likelihoods: Vec<[f32; CLASSES]> = case.log_likelihoods.iter().map(|l| l.map(f32::exp)).collect();
+        let likelihoods: Vec<[f32; CLASSES]> = case
+            .log_likelihoods
+            .iter()
+            .map(|l| l.map(f32::exp))
+            .collect();
         old_correct(&case.read, &likelihoods, |_| true)
     });
     judge_solution(case, accepted)

@@ -18,9 +18,15 @@ fn main() {
     let kubiesa: Vec<_> = kubiesa.iter().collect();
 
     let runs = [
-        ("wicht held-out (never trained on)", evaluate(&mut pipeline, &held_out)),
+        (
+            "wicht held-out (never trained on)",
+            evaluate(&mut pipeline, &held_out),
+        ),
         ("wicht training part", evaluate(&mut pipeline, &trained)),
-        ("kubiesa photos-val (never trained on)", evaluate(&mut pipeline, &kubiesa)),
+        (
+            "kubiesa photos-val (never trained on)",
+            evaluate(&mut pipeline, &kubiesa),
+        ),
     ];
     for (name, score) in &runs {
         println!("{}", score.summary(name));
@@ -41,10 +47,14 @@ fn main() {
         perfect: runs[0].1.perfect + runs[1].1.perfect,
         ..Default::default()
     };
-    println!("wicht all 160: grid found {}, read perfectly {}", all_wicht.found, all_wicht.perfect);
+    println!(
+        "wicht all 160: grid found {}, read perfectly {}",
+        all_wicht.found, all_wicht.perfect
+    );
 
     // Time per stage, by picture size (Wicht: 640x480 and 1280x960 phones; Kubiesa: 1200x1600).
-    let mut by_size: std::collections::BTreeMap<String, Vec<sudoku_ar::photo::StageTimes>> = Default::default();
+    let mut by_size: std::collections::BTreeMap<String, Vec<sudoku_ar::photo::StageTimes>> =
+        Default::default();
     for (_, score) in &runs {
         for (times, &(w, h)) in score.times.iter().zip(&score.sizes) {
             let key = match w.max(h) {
@@ -69,7 +79,10 @@ fn main() {
             stage(|t| t.render),
         );
         let slowest_read = times.iter().map(|t| t.read).max().unwrap_or_default();
-        println!("    slowest read (model, with turned readings): {:.2} ms", slowest_read.as_secs_f64() * 1e3);
+        println!(
+            "    slowest read (model, with turned readings): {:.2} ms",
+            slowest_read.as_secs_f64() * 1e3
+        );
     }
 }
 
@@ -78,17 +91,36 @@ fn save_failed_grid(failed: &FailedGrid) -> opencv::Result<()> {
     use opencv::core::{Mat, Rect, Scalar, Size, Vector};
     use opencv::{imgcodecs, imgproc};
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/photo-failures");
-    std::fs::create_dir_all(&dir).map_err(|e| opencv::Error::new(opencv::core::StsError, e.to_string()))?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| opencv::Error::new(opencv::core::StsError, e.to_string()))?;
     let mut big = Mat::default();
-    imgproc::resize(&failed.rectified, &mut big, Size::default(), 2.0, 2.0, imgproc::INTER_NEAREST)?;
+    imgproc::resize(
+        &failed.rectified,
+        &mut big,
+        Size::default(),
+        2.0,
+        2.0,
+        imgproc::INTER_NEAREST,
+    )?;
     let mut colour = Mat::default();
     imgproc::cvt_color(&big, &mut colour, imgproc::COLOR_GRAY2BGR, 0)?;
-    let cell = 2 * sudoku_ar::cells::CELL;
+    let cell = 2 * sudoku_ar::recognize::cells::CELL;
     for &i in &failed.wrong_cells {
         let rect = Rect::new((i % 9) as i32 * cell, (i / 9) as i32 * cell, cell, cell);
-        imgproc::rectangle(&mut colour, rect, Scalar::new(0.0, 0.0, 255.0, 0.0), 2, imgproc::LINE_8, 0)?;
+        imgproc::rectangle(
+            &mut colour,
+            rect,
+            Scalar::new(0.0, 0.0, 255.0, 0.0),
+            2,
+            imgproc::LINE_8,
+            0,
+        )?;
     }
     let path = dir.join(&failed.name).with_extension("png");
-    imgcodecs::imwrite(&path.to_string_lossy().into_owned(), &colour, &Vector::new())?;
+    imgcodecs::imwrite(
+        &path.to_string_lossy().into_owned(),
+        &colour,
+        &Vector::new(),
+    )?;
     Ok(())
 }

@@ -17,10 +17,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use opencv::prelude::*;
-use sudoku_ar::capture::{FrameSource, Pacing, VideoFile};
-use sudoku_ar::live::{self, Options, percentile};
-use sudoku_ar::read::DigitReader;
-use sudoku_ar::vision::Vision;
+use sudoku_ar::recognize::read::DigitReader;
+use sudoku_ar::video::capture::{FrameSource, Pacing, VideoFile};
+use sudoku_ar::video::live::{self, Options, percentile};
+use sudoku_ar::video::vision::Vision;
 
 fn binary() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/sudoku-ar")
@@ -30,7 +30,11 @@ fn median_wall(runs: usize, mut command: impl FnMut() -> Command) -> Duration {
     let mut walls: Vec<Duration> = (0..runs)
         .map(|_| {
             let start = Instant::now();
-            let status = command().stdout(Stdio::null()).stderr(Stdio::null()).status().expect("run");
+            let status = command()
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .expect("run");
             assert!(status.success(), "{:?} failed", command());
             start.elapsed()
         })
@@ -44,11 +48,16 @@ fn ms(d: Duration) -> f64 {
 }
 
 fn replay_vs_decode(video: &Path) {
-    let build = Command::new("cargo").args(["build", "--release", "--quiet"]).status().expect("cargo build");
+    let build = Command::new("cargo")
+        .args(["build", "--release", "--quiet"])
+        .status()
+        .expect("cargo build");
     assert!(build.success());
     let decode = median_wall(3, || {
         let mut c = Command::new("ffmpeg");
-        c.args(["-hide_banner", "-loglevel", "error", "-threads", "1", "-i"]).arg(video).args(["-f", "null", "-"]);
+        c.args(["-hide_banner", "-loglevel", "error", "-threads", "1", "-i"])
+            .arg(video)
+            .args(["-f", "null", "-"]);
         c
     });
     let out = std::env::temp_dir().join("sudoku-ar-bench.mp4");
@@ -59,14 +68,24 @@ fn replay_vs_decode(video: &Path) {
     });
     let replay_out = median_wall(3, || {
         let mut c = Command::new(binary());
-        c.args(["replay", "--headless", "--output"]).arg(&out).arg(video);
+        c.args(["replay", "--headless", "--output"])
+            .arg(&out)
+            .arg(video);
         c
     });
     let _ = std::fs::remove_file(&out);
     println!("replay vs single-threaded decode ({}):", video.display());
     println!("  ffmpeg -threads 1 -f null       {:8.0} ms", ms(decode));
-    println!("  replay --headless               {:8.0} ms  ratio {:.2}", ms(replay), ms(replay) / ms(decode));
-    println!("  replay --headless --output mp4  {:8.0} ms  ratio {:.2}", ms(replay_out), ms(replay_out) / ms(decode));
+    println!(
+        "  replay --headless               {:8.0} ms  ratio {:.2}",
+        ms(replay),
+        ms(replay) / ms(decode)
+    );
+    println!(
+        "  replay --headless --output mp4  {:8.0} ms  ratio {:.2}",
+        ms(replay_out),
+        ms(replay_out) / ms(decode)
+    );
 }
 
 fn stage_costs(video: &Path) {
@@ -83,15 +102,30 @@ fn stage_costs(video: &Path) {
     // Full detection on every frame, as when nothing is tracked.
     for frame in frames.iter().step_by(5) {
         let mut gray = opencv::core::Mat::default();
-        opencv::imgproc::cvt_color(frame, &mut gray, opencv::imgproc::COLOR_BGR2GRAY, 0).expect("gray");
+        opencv::imgproc::cvt_color(frame, &mut gray, opencv::imgproc::COLOR_BGR2GRAY, 0)
+            .expect("gray");
         let start = Instant::now();
-        let _ = sudoku_ar::detect::find_grid(&gray).expect("detect");
+        let _ = sudoku_ar::recognize::detect::find_grid(&gray).expect("detect");
         detect.push(start.elapsed());
     }
-    let size = frames.first().map(|f| format!("{}x{}", f.cols(), f.rows())).unwrap_or_default();
-    println!("per-frame cost on {size} ({} frames, one thread):", frames.len());
-    println!("  tracking        p50 {:6.2} ms  p99 {:6.2} ms", ms(percentile(&track, 0.5)), ms(percentile(&track, 0.99)));
-    println!("  full detection  p50 {:6.2} ms  p99 {:6.2} ms", ms(percentile(&detect, 0.5)), ms(percentile(&detect, 0.99)));
+    let size = frames
+        .first()
+        .map(|f| format!("{}x{}", f.cols(), f.rows()))
+        .unwrap_or_default();
+    println!(
+        "per-frame cost on {size} ({} frames, one thread):",
+        frames.len()
+    );
+    println!(
+        "  tracking        p50 {:6.2} ms  p99 {:6.2} ms",
+        ms(percentile(&track, 0.5)),
+        ms(percentile(&track, 0.99))
+    );
+    println!(
+        "  full detection  p50 {:6.2} ms  p99 {:6.2} ms",
+        ms(percentile(&detect, 0.5)),
+        ms(percentile(&detect, 0.99))
+    );
 }
 
 fn lock_delays() {
@@ -101,7 +135,12 @@ fn lock_delays() {
     for name in videos::videos() {
         let jsonl = dir.path().join(format!("{name}.jsonl"));
         let video = videos::videos_dir().join(format!("{name}.mp4"));
-        let status = Command::new(binary()).args(["replay", "--headless", "--jsonl"]).arg(&jsonl).arg(&video).stderr(Stdio::null()).status();
+        let status = Command::new(binary())
+            .args(["replay", "--headless", "--jsonl"])
+            .arg(&jsonl)
+            .arg(&video)
+            .stderr(Stdio::null())
+            .status();
         assert!(status.is_ok_and(|s| s.success()));
         let score = videos::score(&videos::truth(&name), &videos::read_lines(&jsonl));
         for a in &score.appearances {
@@ -117,7 +156,11 @@ fn lock_delays() {
         let p50 = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
         println!(
             "  {name:<8} lock delays {:?}, corner error p50 {:.2}% max {:.2}%, wrong-digit frames {}, phantom frames {}",
-            score.appearances.iter().map(|a| a.lock_delay).collect::<Vec<_>>(),
+            score
+                .appearances
+                .iter()
+                .map(|a| a.lock_delay)
+                .collect::<Vec<_>>(),
             100.0 * p50,
             100.0 * score.worst_corner_error,
             score.wrong_frames.len(),
@@ -161,7 +204,13 @@ fn realtime_latency(video: &Path) {
 fn rss_kib(pid: u32) -> Option<(u64, u64)> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let field = |name: &str| -> Option<u64> {
-        status.lines().find(|l| l.starts_with(name))?.split_whitespace().nth(1)?.parse().ok()
+        status
+            .lines()
+            .find(|l| l.starts_with(name))?
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()
     };
     Some((field("VmRSS:")?, field("VmHWM:")?))
 }
@@ -170,7 +219,14 @@ fn memory_over_long_replay(video: &Path) {
     let dir = tempfile::tempdir().expect("temp dir");
     let jsonl = dir.path().join("long.jsonl");
     let mut child = Command::new(binary())
-        .args(["replay", "--headless", "--loop", "--frames", "10000", "--jsonl"])
+        .args([
+            "replay",
+            "--headless",
+            "--loop",
+            "--frames",
+            "10000",
+            "--jsonl",
+        ])
         .arg(&jsonl)
         .arg(video)
         .stderr(Stdio::null())
@@ -186,8 +242,14 @@ fn memory_over_long_replay(video: &Path) {
         }
         std::thread::sleep(Duration::from_millis(250));
     }
-    let frames = std::fs::read_to_string(&jsonl).map(|t| t.lines().count()).unwrap_or(0);
-    let at = |share: f64| samples.get(((samples.len() as f64 * share) as usize).min(samples.len().saturating_sub(1))).map_or(0, |s| s.1);
+    let frames = std::fs::read_to_string(&jsonl)
+        .map(|t| t.lines().count())
+        .unwrap_or(0);
+    let at = |share: f64| {
+        samples
+            .get(((samples.len() as f64 * share) as usize).min(samples.len().saturating_sub(1)))
+            .map_or(0, |s| s.1)
+    };
     println!(
         "memory over a {frames}-frame looped replay ({:.0} s): RSS at 10% {} MiB, 50% {} MiB, 90% {} MiB; peak {} MiB",
         start.elapsed().as_secs_f64(),

@@ -4,7 +4,7 @@
 use opencv::core::{Mat, Point, Scalar, Vector};
 use opencv::prelude::*;
 use opencv::{imgcodecs, imgproc};
-use sudoku_ar::detect;
+use sudoku_ar::recognize::detect;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
@@ -14,15 +14,37 @@ fn main() -> anyhow::Result<()> {
     imgproc::cvt_color(&image, &mut gray, imgproc::COLOR_BGR2GRAY, 0)?;
     let scale = (gray.cols().max(gray.rows()) as f64 / detect::WORK_SIDE).max(1.0);
     let mut small = Mat::default();
-    let size = opencv::core::Size::new((gray.cols() as f64 / scale) as i32, (gray.rows() as f64 / scale) as i32);
+    let size = opencv::core::Size::new(
+        (gray.cols() as f64 / scale) as i32,
+        (gray.rows() as f64 / scale) as i32,
+    );
     imgproc::resize(&gray, &mut small, size, 0.0, 0.0, imgproc::INTER_AREA)?;
     for (i, quad) in detect::outline_candidates(&small)?.iter().enumerate() {
         let score = detect::grid_score(&small, quad)?;
         println!("candidate {i}: score {score:.3} {:?}", quad.scaled(scale));
-        let points: Vector<Point> = quad.scaled(scale).0.iter().map(|p| Point::new(p[0] as i32, p[1] as i32)).collect();
-        let colour = if score >= detect::MIN_GRID_SCORE { Scalar::new(0.0, 200.0, 0.0, 0.0) } else { Scalar::new(0.0, 0.0, 255.0, 0.0) };
+        let points: Vector<Point> = quad
+            .scaled(scale)
+            .0
+            .iter()
+            .map(|p| Point::new(p[0] as i32, p[1] as i32))
+            .collect();
+        let colour = if score >= detect::MIN_GRID_SCORE {
+            Scalar::new(0.0, 200.0, 0.0, 0.0)
+        } else {
+            Scalar::new(0.0, 0.0, 255.0, 0.0)
+        };
         imgproc::polylines(&mut image, &points, true, colour, 3, imgproc::LINE_8, 0)?;
-        imgproc::put_text(&mut image, &format!("{i}:{score:.2}"), points.get(0)?, imgproc::FONT_HERSHEY_SIMPLEX, 1.5, colour, 3, imgproc::LINE_8, false)?;
+        imgproc::put_text(
+            &mut image,
+            &format!("{i}:{score:.2}"),
+            points.get(0)?,
+            imgproc::FONT_HERSHEY_SIMPLEX,
+            1.5,
+            colour,
+            3,
+            imgproc::LINE_8,
+            false,
+        )?;
     }
     println!("found: {:?}", detect::find_grid(&gray)?);
     imgcodecs::imwrite(output, &image, &Vector::new())?;

@@ -5,7 +5,7 @@ Classes: 0 = empty cell (pencil marks count as empty), 1-9 = a printed digit, 10
 digit (class 9 + d). Kubiesa's real cells say the digit but not whether it was printed or written:
 for them the loss rewards the two classes of that digit together.
 Input: a batch of raw gray cell images, float32 [N, 1, 32, 32] with values 0..255, cut from the
-grid rectified exactly as src/cells.rs does it (see `rectify` below). The model normalises each
+grid rectified exactly as src/recognize/cells.rs does it (see `rectify` below). The model normalises each
 cell itself, so the Rust side hands over pixels and nothing else.
 
 Data (nothing is downloaded):
@@ -43,8 +43,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "data"))
 WORK = os.path.join(HERE, ".work")
 
-CELL = 32  # must equal cells::CELL in src/cells.rs
-CLASSES = 19  # must equal read::CLASSES in src/read.rs
+CELL = 32  # must equal cells::CELL in src/recognize/cells.rs
+CLASSES = 19  # must equal read::CLASSES in src/recognize/read.rs
 HANDWRITTEN = 9  # handwritten digit d is class 9 + d
 EITHER = 100  # label offset: 100 + d = digit d, printed or handwritten (style unknown)
 GRID = 9 * CELL
@@ -56,7 +56,7 @@ def wicht_holdout(name):
 
 
 # ---------------------------------------------------------------------------------------------
-# Rectification: the same steps as src/cells.rs, so training cells look like inference cells.
+# Rectification: the same steps as src/recognize/cells.rs, so training cells look like inference cells.
 # ---------------------------------------------------------------------------------------------
 def rectify(gray, corners):
     """Warps the grid with corners TL, TR, BR, BL (image pixels) to a GRID x GRID image.

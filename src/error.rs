@@ -11,7 +11,12 @@ pub enum Error {
     #[error("{}: not an image (empty, truncated or not a format OpenCV decodes)", path.display())]
     NotAnImage { path: PathBuf },
     #[error("{}: image is {width}x{height}, too small to hold a readable Sudoku (at least {min}x{min} needed)", path.display())]
-    TooSmall { path: PathBuf, width: i32, height: i32, min: i32 },
+    TooSmall {
+        path: PathBuf,
+        width: i32,
+        height: i32,
+        min: i32,
+    },
     #[error(
         "ONNX Runtime library not loaded ({reason}); run `bash .ci/setup` in the repository, \
          or set ORT_DYLIB_PATH to a libonnxruntime.so of version 1.31"
@@ -40,5 +45,15 @@ pub enum Error {
 impl From<ort::Error> for Error {
     fn from(err: ort::Error) -> Self {
         Error::Inference(err.to_string())
+    }
+}
+
+/// A short reason for an I/O error, for one-line messages that also name the file.
+pub(crate) fn io_reason(err: &std::io::Error) -> String {
+    match err.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        std::io::ErrorKind::IsADirectory => "is a directory".into(),
+        _ => err.to_string(),
     }
 }

@@ -42,7 +42,9 @@ impl Quad {
 
     /// The largest distance between a corner of `self` and the same corner of `other`.
     pub fn max_corner_distance(&self, other: &Quad) -> f64 {
-        (0..4).map(|i| distance(self.0[i], other.0[i])).fold(0.0, f64::max)
+        (0..4)
+            .map(|i| distance(self.0[i], other.0[i]))
+            .fold(0.0, f64::max)
     }
 
     /// `self` with its corners turned (not moved) so that each lies nearest the same corner of
@@ -50,12 +52,18 @@ impl Quad {
     pub fn turned_like(&self, like: &Quad) -> Quad {
         (0..4)
             .map(|k| Quad(std::array::from_fn(|i| self.0[(i + k) % 4])))
-            .min_by(|a, b| a.max_corner_distance(like).total_cmp(&b.max_corner_distance(like)))
+            .min_by(|a, b| {
+                a.max_corner_distance(like)
+                    .total_cmp(&b.max_corner_distance(like))
+            })
             .unwrap_or(*self)
     }
 
     pub fn centroid(&self) -> Point {
-        let sum = self.0.iter().fold([0.0, 0.0], |acc, p| [acc[0] + p[0], acc[1] + p[1]]);
+        let sum = self
+            .0
+            .iter()
+            .fold([0.0, 0.0], |acc, p| [acc[0] + p[0], acc[1] + p[1]]);
         [sum[0] / 4.0, sum[1] / 4.0]
     }
 
@@ -80,7 +88,9 @@ impl Quad {
             let angle = |p: &Point| (p[1] - c[1]).atan2(p[0] - c[0]);
             angle(a).total_cmp(&angle(b))
         });
-        let start = (0..4).min_by(|&i, &j| (sorted[i][0] + sorted[i][1]).total_cmp(&(sorted[j][0] + sorted[j][1])));
+        let start = (0..4).min_by(|&i, &j| {
+            (sorted[i][0] + sorted[i][1]).total_cmp(&(sorted[j][0] + sorted[j][1]))
+        });
         let start = start.unwrap_or(0);
         Quad(std::array::from_fn(|i| sorted[(start + i) % 4]))
     }
@@ -118,13 +128,18 @@ impl Homography {
             a[2 * i + 1] = [0.0, 0.0, 0.0, x, y, 1.0, -v * x, -v * y, v];
         }
         let h = solve_linear_8(a)?;
-        Some(Homography([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], 1.0]))
+        Some(Homography([
+            h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], 1.0,
+        ]))
     }
 
     pub fn apply(&self, [x, y]: Point) -> Point {
         let h = &self.0;
         let w = h[6] * x + h[7] * y + h[8];
-        [(h[0] * x + h[1] * y + h[2]) / w, (h[3] * x + h[4] * y + h[5]) / w]
+        [
+            (h[0] * x + h[1] * y + h[2]) / w,
+            (h[3] * x + h[4] * y + h[5]) / w,
+        ]
     }
 
     /// `self` after `other`: (self * other)(p) = self(other(p)).
@@ -173,8 +188,17 @@ impl Homography {
 
 /// Warps `src` by `dst_from_src` into a `size` image, bilinear; pixels from outside `src` repeat
 /// its edge (`replicate_edge`) or are 0.
-pub fn warp(src: &Mat, dst_from_src: &Homography, size: opencv::core::Size, replicate_edge: bool) -> opencv::Result<Mat> {
-    let border = if replicate_edge { opencv::core::BORDER_REPLICATE } else { opencv::core::BORDER_CONSTANT };
+pub fn warp(
+    src: &Mat,
+    dst_from_src: &Homography,
+    size: opencv::core::Size,
+    replicate_edge: bool,
+) -> opencv::Result<Mat> {
+    let border = if replicate_edge {
+        opencv::core::BORDER_REPLICATE
+    } else {
+        opencv::core::BORDER_CONSTANT
+    };
     let mut dst = Mat::default();
     opencv::imgproc::warp_perspective(
         src,
@@ -227,7 +251,10 @@ mod tests {
         let grid_from_image = image_from_grid.inverse().unwrap();
         let p = [0.3, 0.7];
         assert!(close(grid_from_image.apply(image_from_grid.apply(p)), p));
-        assert!(close(image_from_grid.after(&grid_from_image).apply([123.0, 45.0]), [123.0, 45.0]));
+        assert!(close(
+            image_from_grid.after(&grid_from_image).apply([123.0, 45.0]),
+            [123.0, 45.0]
+        ));
     }
 
     #[test]
@@ -248,7 +275,10 @@ mod tests {
     fn orders_corners_clockwise_from_top_left() {
         let shuffled = [[90.0, 95.0], [10.0, 12.0], [8.0, 90.0], [100.0, 5.0]];
         let quad = Quad::from_unordered(shuffled);
-        assert_eq!(quad.0, [[10.0, 12.0], [100.0, 5.0], [90.0, 95.0], [8.0, 90.0]]);
+        assert_eq!(
+            quad.0,
+            [[10.0, 12.0], [100.0, 5.0], [90.0, 95.0], [8.0, 90.0]]
+        );
         assert!(quad.is_convex());
         assert!((Quad::UNIT.area() - 1.0).abs() < 1e-12);
     }

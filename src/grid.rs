@@ -49,7 +49,12 @@ impl FromStr for Grid {
             let digit = match ch {
                 '0' | '.' => 0,
                 '1'..='9' => ch as u8 - b'0',
-                _ => return Err(ParseGridError::BadCell { index: n, found: ch }),
+                _ => {
+                    return Err(ParseGridError::BadCell {
+                        index: n,
+                        found: ch,
+                    });
+                }
             };
             if n < 81 {
                 cells[n] = digit;
@@ -84,7 +89,8 @@ mod tests {
 
     #[test]
     fn round_trips_through_text() {
-        let text = "000000010400000000020000000000050407008000300001090000300400200050100000000806000";
+        let text =
+            "000000010400000000020000000000050407008000300001090000300400200050100000000806000";
         let grid: Grid = text.parse().unwrap();
         assert_eq!(grid.to_string(), text);
         assert_eq!(grid.filled(), 17);
@@ -101,6 +107,12 @@ mod tests {
         assert_eq!("123".parse::<Grid>(), Err(ParseGridError::WrongLength(3)));
         let mut text = "0".repeat(81);
         text.replace_range(5..6, "x");
-        assert_eq!(text.parse::<Grid>(), Err(ParseGridError::BadCell { index: 5, found: 'x' }));
+        assert_eq!(
+            text.parse::<Grid>(),
+            Err(ParseGridError::BadCell {
+                index: 5,
+                found: 'x'
+            })
+        );
     }
 }

@@ -38,7 +38,17 @@ pub fn render_digits(clues: &Grid, solution: &Grid) -> Result<Mat> {
             col * MASK_CELL + (MASK_CELL - size.width) / 2,
             row * MASK_CELL + (MASK_CELL + size.height) / 2,
         );
-        imgproc::put_text(&mut mask, &text, origin, font, scale, Scalar::all(255.0), thickness, imgproc::LINE_AA, false)?;
+        imgproc::put_text(
+            &mut mask,
+            &text,
+            origin,
+            font,
+            scale,
+            Scalar::all(255.0),
+            thickness,
+            imgproc::LINE_AA,
+            false,
+        )?;
     }
     Ok(mask)
 }
@@ -50,8 +60,19 @@ pub fn render_marks(cells: &[usize]) -> Result<Mat> {
     let mut mask = Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(0.0))?;
     for &cell in cells.iter().filter(|&&c| c < 81) {
         let (row, col) = ((cell / 9) as i32, (cell % 9) as i32);
-        let centre = Point::new(col * MASK_CELL + MASK_CELL / 2, row * MASK_CELL + MASK_CELL / 2);
-        imgproc::circle(&mut mask, centre, MASK_CELL * 2 / 5, Scalar::all(255.0), (MASK_CELL / 12).max(1), imgproc::LINE_AA, 0)?;
+        let centre = Point::new(
+            col * MASK_CELL + MASK_CELL / 2,
+            row * MASK_CELL + MASK_CELL / 2,
+        );
+        imgproc::circle(
+            &mut mask,
+            centre,
+            MASK_CELL * 2 / 5,
+            Scalar::all(255.0),
+            (MASK_CELL / 12).max(1),
+            imgproc::LINE_AA,
+            0,
+        )?;
     }
     Ok(mask)
 }
@@ -60,12 +81,21 @@ pub fn render_marks(cells: &[usize]) -> Result<Mat> {
 /// in `colour`. Only the grid's bounding box is warped, so the cost follows the grid's size.
 pub fn draw(image: &mut Mat, mask: &Mat, quad: &Quad, colour: [u8; 3]) -> Result<()> {
     let bounds = Rect::new(0, 0, image.cols(), image.rows());
-    let Some(region) = bounding_box(quad, bounds) else { return Ok(()) };
-    let Some(image_from_grid) = Homography::from_quads(&Quad::UNIT, quad) else { return Ok(()) };
+    let Some(region) = bounding_box(quad, bounds) else {
+        return Ok(());
+    };
+    let Some(image_from_grid) = Homography::from_quads(&Quad::UNIT, quad) else {
+        return Ok(());
+    };
     let region_from_mask = Homography::translation(-region.x as f64, -region.y as f64)
         .after(&image_from_grid)
         .after(&Homography::scaling(1.0 / mask.cols() as f64));
-    let coverage = warp(mask, &region_from_mask, Size::new(region.width, region.height), false)?;
+    let coverage = warp(
+        mask,
+        &region_from_mask,
+        Size::new(region.width, region.height),
+        false,
+    )?;
     let mut target = Mat::roi_mut(image, region)?;
     for y in 0..region.height {
         let alpha_row = coverage.at_row::<u8>(y)?;
@@ -76,7 +106,8 @@ pub fn draw(image: &mut Mat, mask: &Mat, quad: &Quad, colour: [u8; 3]) -> Result
             }
             let a = alpha as u32;
             for ch in 0..3 {
-                pixel[ch] = ((pixel[ch] as u32 * (255 - a) + colour[ch] as u32 * a + 127) / 255) as u8;
+                pixel[ch] =
+                    ((pixel[ch] as u32 * (255 - a) + colour[ch] as u32 * a + 127) / 255) as u8;
             }
         }
     }
@@ -85,7 +116,11 @@ pub fn draw(image: &mut Mat, mask: &Mat, quad: &Quad, colour: [u8; 3]) -> Result
 
 /// Outlines `quad` in `image`, for puzzles that were found but could not be solved.
 pub fn outline(image: &mut Mat, quad: &Quad, colour: [u8; 3], thickness: i32) -> Result<()> {
-    let points: opencv::core::Vector<Point> = quad.0.iter().map(|p| Point::new(p[0].round() as i32, p[1].round() as i32)).collect();
+    let points: opencv::core::Vector<Point> = quad
+        .0
+        .iter()
+        .map(|p| Point::new(p[0].round() as i32, p[1].round() as i32))
+        .collect();
     let colour = Scalar::new(colour[0] as f64, colour[1] as f64, colour[2] as f64, 0.0);
     imgproc::polylines(image, &points, true, colour, thickness, imgproc::LINE_AA, 0)?;
     Ok(())
@@ -93,10 +128,24 @@ pub fn outline(image: &mut Mat, quad: &Quad, colour: [u8; 3], thickness: i32) ->
 
 /// The pixels of `bounds` that the quad covers, or None when it lies outside.
 fn bounding_box(quad: &Quad, bounds: Rect) -> Option<Rect> {
-    let x0 = quad.0.iter().map(|p| p[0]).fold(f64::MAX, f64::min).floor().max(bounds.x as f64) as i32;
-    let y0 = quad.0.iter().map(|p| p[1]).fold(f64::MAX, f64::min).floor().max(bounds.y as f64) as i32;
-    let x1 = (quad.0.iter().map(|p| p[0]).fold(f64::MIN, f64::max).ceil() as i32 + 1).min(bounds.x + bounds.width);
-    let y1 = (quad.0.iter().map(|p| p[1]).fold(f64::MIN, f64::max).ceil() as i32 + 1).min(bounds.y + bounds.height);
+    let x0 = quad
+        .0
+        .iter()
+        .map(|p| p[0])
+        .fold(f64::MAX, f64::min)
+        .floor()
+        .max(bounds.x as f64) as i32;
+    let y0 = quad
+        .0
+        .iter()
+        .map(|p| p[1])
+        .fold(f64::MAX, f64::min)
+        .floor()
+        .max(bounds.y as f64) as i32;
+    let x1 = (quad.0.iter().map(|p| p[0]).fold(f64::MIN, f64::max).ceil() as i32 + 1)
+        .min(bounds.x + bounds.width);
+    let y1 = (quad.0.iter().map(|p| p[1]).fold(f64::MIN, f64::max).ceil() as i32 + 1)
+        .min(bounds.y + bounds.height);
     (x1 > x0 && y1 > y0).then(|| Rect::new(x0, y0, x1 - x0, y1 - y0))
 }
 
@@ -126,7 +175,8 @@ mod tests {
         solution.0[80] = 7;
         clues.0[80] = 7; // given: not drawn
         let mask = render_digits(&clues, &solution).unwrap();
-        let mut image = Mat::new_rows_cols_with_default(400, 500, CV_8UC3, Scalar::all(255.0)).unwrap();
+        let mut image =
+            Mat::new_rows_cols_with_default(400, 500, CV_8UC3, Scalar::all(255.0)).unwrap();
         let quad = Quad([[50.0, 20.0], [410.0, 20.0], [410.0, 380.0], [50.0, 380.0]]);
         draw(&mut image, &mask, &quad, SOLUTION_COLOUR).unwrap();
         assert!(green_pixels_in(&image, Rect::new(50, 20, 40, 40)) > 50);
@@ -137,21 +187,36 @@ mod tests {
     #[test]
     fn marks_ring_the_named_cells_only() {
         let marks = render_marks(&[40]).unwrap();
-        let mut image = Mat::new_rows_cols_with_default(360, 360, CV_8UC3, Scalar::all(255.0)).unwrap();
+        let mut image =
+            Mat::new_rows_cols_with_default(360, 360, CV_8UC3, Scalar::all(255.0)).unwrap();
         let quad = Quad([[0.0, 0.0], [360.0, 0.0], [360.0, 360.0], [0.0, 360.0]]);
         draw(&mut image, &marks, &quad, [0, 200, 0]).unwrap();
-        assert!(green_pixels_in(&image, Rect::new(160, 160, 40, 40)) > 30, "ring around the centre cell");
+        assert!(
+            green_pixels_in(&image, Rect::new(160, 160, 40, 40)) > 30,
+            "ring around the centre cell"
+        );
         assert_eq!(green_pixels_in(&image, Rect::new(0, 0, 150, 150)), 0);
     }
 
     #[test]
     fn a_grid_partly_outside_the_picture_is_clipped() {
         let mask = render_digits(&Grid::EMPTY, &Grid([5; 81])).unwrap();
-        let mut image = Mat::new_rows_cols_with_default(100, 100, CV_8UC3, Scalar::all(255.0)).unwrap();
-        let quad = Quad([[-50.0, -50.0], [150.0, -40.0], [160.0, 150.0], [-40.0, 160.0]]);
+        let mut image =
+            Mat::new_rows_cols_with_default(100, 100, CV_8UC3, Scalar::all(255.0)).unwrap();
+        let quad = Quad([
+            [-50.0, -50.0],
+            [150.0, -40.0],
+            [160.0, 150.0],
+            [-40.0, 160.0],
+        ]);
         draw(&mut image, &mask, &quad, SOLUTION_COLOUR).unwrap();
         assert!(green_pixels_in(&image, Rect::new(0, 0, 100, 100)) > 0);
-        let far = Quad([[500.0, 500.0], [600.0, 500.0], [600.0, 600.0], [500.0, 600.0]]);
+        let far = Quad([
+            [500.0, 500.0],
+            [600.0, 500.0],
+            [600.0, 600.0],
+            [500.0, 600.0],
+        ]);
         draw(&mut image, &mask, &far, SOLUTION_COLOUR).unwrap();
     }
 }

@@ -17,14 +17,26 @@ impl<'a> GrayView<'a> {
     /// Borrows `mat`, which must be 8-bit single-channel.
     pub fn new(mat: &'a Mat) -> opencv::Result<Self> {
         if mat.typ() != CV_8UC1 {
-            return Err(opencv::Error::new(opencv::core::StsUnsupportedFormat, "expected an 8-bit gray image"));
+            return Err(opencv::Error::new(
+                opencv::core::StsUnsupportedFormat,
+                "expected an 8-bit gray image",
+            ));
         }
         let (width, height) = (mat.cols() as usize, mat.rows() as usize);
         let stride = if height > 1 { mat.step1(0)? } else { width };
-        let len = if height == 0 { 0 } else { stride * (height - 1) + width };
+        let len = if height == 0 {
+            0
+        } else {
+            stride * (height - 1) + width
+        };
         // SAFETY: rows are `stride` bytes apart inside one allocation that lives as long as `mat`.
         let data = unsafe { std::slice::from_raw_parts(mat.data(), len) };
-        Ok(GrayView { data, width, height, stride })
+        Ok(GrayView {
+            data,
+            width,
+            height,
+            stride,
+        })
     }
 
     #[inline]
@@ -66,7 +78,10 @@ mod tests {
     fn views_a_region_of_interest_with_its_stride() {
         let mut mat = Mat::new_rows_cols_with_default(10, 10, CV_8UC1, Scalar::all(7.0)).unwrap();
         *mat.at_2d_mut::<u8>(5, 5).unwrap() = 9;
-        let roi = Mat::roi(&mat, Rect::new(4, 4, 3, 3)).unwrap().try_clone().unwrap();
+        let roi = Mat::roi(&mat, Rect::new(4, 4, 3, 3))
+            .unwrap()
+            .try_clone()
+            .unwrap();
         let view = GrayView::new(&roi).unwrap();
         assert_eq!((view.width, view.height, view.get(1, 1)), (3, 3, 9));
     }

@@ -21,8 +21,15 @@ use crate::grid::Grid;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SolveError {
     /// Two clues break the rules outright (same digit twice in a row, column or box).
-    #[error("invalid clues: digit {digit} appears twice in one {unit} (cells {first} and {second})")]
-    Invalid { digit: u8, unit: &'static str, first: usize, second: usize },
+    #[error(
+        "invalid clues: digit {digit} appears twice in one {unit} (cells {first} and {second})"
+    )]
+    Invalid {
+        digit: u8,
+        unit: &'static str,
+        first: usize,
+        second: usize,
+    },
     #[error("no solution")]
     Unsolvable,
     #[error("more than one solution")]
@@ -40,7 +47,10 @@ pub enum SolveError {
 /// assert!(matches!(solve(&Grid::EMPTY), Err(SolveError::Multiple { .. })));
 /// ```
 pub fn solve(puzzle: &Grid) -> Result<Grid, SolveError> {
-    let mut found = Found { grids: [Grid::EMPTY; 2], count: 0 };
+    let mut found = Found {
+        grids: [Grid::EMPTY; 2],
+        count: 0,
+    };
     // Placing a clue fails only where a peer holds the same digit: then say which.
     let Some(mut board) = Board::from_clues(puzzle) else {
         check_clues(puzzle)?;
@@ -52,7 +62,10 @@ pub fn solve(puzzle: &Grid) -> Result<Grid, SolveError> {
     match found.count {
         0 => Err(SolveError::Unsolvable),
         1 => Ok(found.grids[0]),
-        _ => Err(SolveError::Multiple { first: Box::new(found.grids[0]), second: Box::new(found.grids[1]) }),
+        _ => Err(SolveError::Multiple {
+            first: Box::new(found.grids[0]),
+            second: Box::new(found.grids[1]),
+        }),
     }
 }
 
@@ -67,7 +80,12 @@ pub fn check_clues(puzzle: &Grid) -> Result<(), SolveError> {
             }
             if seen[digit as usize] != usize::MAX {
                 let unit = ["row", "column", "box"][u / 9];
-                return Err(SolveError::Invalid { digit, unit, first: seen[digit as usize], second: cell });
+                return Err(SolveError::Invalid {
+                    digit,
+                    unit,
+                    first: seen[digit as usize],
+                    second: cell,
+                });
             }
             seen[digit as usize] = cell;
         }
@@ -244,7 +262,9 @@ impl Board {
             while singles != 0 {
                 let bit = singles & singles.wrapping_neg();
                 singles &= singles - 1;
-                let board = (0..9).map(|digit| digit * 3 + band).find(|&b| self.candidates[b] & bit != 0)?;
+                let board = (0..9)
+                    .map(|digit| digit * 3 + band)
+                    .find(|&b| self.candidates[b] & bit != 0)?;
                 self.place(board, bit);
                 placed_any = true;
             }
@@ -307,7 +327,9 @@ impl Board {
                 n += 1;
             }
         }
-        let Some((&last, rest)) = options[..n].split_last() else { return };
+        let Some((&last, rest)) = options[..n].split_last() else {
+            return;
+        };
         for &board in rest {
             let mut next = *self;
             next.place(board, bit);
@@ -330,7 +352,11 @@ impl Board {
         for cells in [&self.pairs, &self.triples, &self.unsolved] {
             let mut best: Option<usize> = None;
             for band in 0..3 {
-                if cells[band] != 0 && best.is_none_or(|b| self.unsolved[band].count_ones() > self.unsolved[b].count_ones()) {
+                if cells[band] != 0
+                    && best.is_none_or(|b| {
+                        self.unsolved[band].count_ones() > self.unsolved[b].count_ones()
+                    })
+                {
                     best = Some(band);
                 }
             }
@@ -396,7 +422,14 @@ const fn minirows() -> [u8; 512] {
 }
 
 const fn permutations() -> [u32; 512] {
-    const ORDERS: [[usize; 3]; 6] = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+    const ORDERS: [[usize; 3]; 6] = [
+        [0, 1, 2],
+        [0, 2, 1],
+        [1, 0, 2],
+        [1, 2, 0],
+        [2, 0, 1],
+        [2, 1, 0],
+    ];
     let mut table = [0u32; 512];
     let mut minis = 0;
     while minis < 512 {
@@ -492,19 +525,33 @@ mod tests {
 
     /// True when `solution` is a full valid board that keeps every clue of `puzzle`.
     fn is_solution_of(solution: &Grid, puzzle: &Grid) -> bool {
-        let keeps_clues = puzzle.0.iter().zip(solution.0).all(|(&p, s)| p == 0 || p == s);
-        let full = UNITS.iter().all(|unit| unit.iter().map(|&c| 1u16 << solution.0[c]).fold(0, |a, b| a | b) == 0x3FE);
+        let keeps_clues = puzzle
+            .0
+            .iter()
+            .zip(solution.0)
+            .all(|(&p, s)| p == 0 || p == s);
+        let full = UNITS.iter().all(|unit| {
+            unit.iter()
+                .map(|&c| 1u16 << solution.0[c])
+                .fold(0, |a, b| a | b)
+                == 0x3FE
+        });
         keeps_clues && full
     }
 
     /// The puzzles of one file in `tests/puzzles/`.
     fn puzzles(text: &str) -> Vec<Grid> {
-        text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).map(grid).collect()
+        text.lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+            .map(grid)
+            .collect()
     }
 
     /// A plain backtracking count of solutions (up to 2), independent of the band logic.
     fn brute_force_count(puzzle: &mut Grid, limit: usize) -> usize {
-        let Some(cell) = puzzle.0.iter().position(|&d| d == 0) else { return 1 };
+        let Some(cell) = puzzle.0.iter().position(|&d| d == 0) else {
+            return 1;
+        };
         let mut count = 0;
         for digit in 1..=9 {
             puzzle.0[cell] = digit;
@@ -571,7 +618,11 @@ mod tests {
                 }
                 Err(SolveError::Unsolvable) => 0,
                 Err(SolveError::Multiple { first, second }) => {
-                    assert!(first != second && is_solution_of(&first, &puzzle) && is_solution_of(&second, &puzzle));
+                    assert!(
+                        first != second
+                            && is_solution_of(&first, &puzzle)
+                            && is_solution_of(&second, &puzzle)
+                    );
                     2
                 }
                 Err(e) => panic!("{puzzle}: {e}"),
@@ -579,14 +630,25 @@ mod tests {
             assert_eq!(got, expected, "{puzzle}");
             outcomes[got] += 1;
         }
-        assert!(outcomes.iter().all(|&n| n > 0), "every outcome seen: {outcomes:?}");
+        assert!(
+            outcomes.iter().all(|&n| n > 0),
+            "every outcome seen: {outcomes:?}"
+        );
     }
 
     #[test]
     fn reports_repeated_digit() {
         let mut puzzle = puzzles(include_str!("../tests/puzzles/hard.txt"))[1];
         puzzle.0[1] = 8; // row 0 already has an 8 in cell 0
-        assert_eq!(solve(&puzzle), Err(SolveError::Invalid { digit: 8, unit: "row", first: 0, second: 1 }));
+        assert_eq!(
+            solve(&puzzle),
+            Err(SolveError::Invalid {
+                digit: 8,
+                unit: "row",
+                first: 0,
+                second: 1
+            })
+        );
     }
 
     #[test]
@@ -601,7 +663,9 @@ mod tests {
     #[test]
     fn reports_unsolvable_found_only_by_search() {
         // Valid clues and no empty cell without candidates, yet no solution (needs search).
-        let puzzle = grid("..9.287..8.6..4..5..3.....46.........2.71345.........23.....5..9..4..8.7..125.3..");
+        let puzzle = grid(
+            "..9.287..8.6..4..5..3.....46.........2.71345.........23.....5..9..4..8.7..125.3..",
+        );
         assert_eq!(solve(&puzzle), Err(SolveError::Unsolvable));
     }
 

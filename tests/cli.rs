@@ -17,7 +17,12 @@ fn sudoku_ar(args: &[&str], stdin: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run sudoku-ar");
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
     child.wait_with_output().unwrap()
 }
 
@@ -26,7 +31,8 @@ fn text(bytes: &[u8]) -> String {
 }
 
 fn write_image(path: &Path, width: i32, height: i32) {
-    let image = Mat::new_rows_cols_with_default(height, width, CV_8UC3, Scalar::all(200.0)).unwrap();
+    let image =
+        Mat::new_rows_cols_with_default(height, width, CV_8UC3, Scalar::all(200.0)).unwrap();
     assert!(imgcodecs::imwrite(path.to_str().unwrap(), &image, &Vector::new()).unwrap());
 }
 
@@ -45,8 +51,15 @@ fn solve_answers_each_line_in_order() {
     let stdout = text(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 5, "{stdout}");
-    assert_eq!(lines[0], "693784512487512936125963874932651487568247391741398625319475268856129743274836159");
-    assert!(lines[1].starts_with("stdin:4: invalid clues: digit 1 appears twice in one row"), "{}", lines[1]);
+    assert_eq!(
+        lines[0],
+        "693784512487512936125963874932651487568247391741398625319475268856129743274836159"
+    );
+    assert!(
+        lines[1].starts_with("stdin:4: invalid clues: digit 1 appears twice in one row"),
+        "{}",
+        lines[1]
+    );
     assert_eq!(lines[2], "stdin:5: no solution");
     assert_eq!(lines[3], "stdin:6: more than one solution");
     assert_eq!(lines[4], "stdin:7: expected 81 cells, found 5");
@@ -57,7 +70,11 @@ fn solve_answers_each_line_in_order() {
 fn solve_reads_a_file_and_names_a_missing_one() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("puzzles.txt");
-    std::fs::write(&file, "000000010400000000020000000000050407008000300001090000300400200050100000000806000\n").unwrap();
+    std::fs::write(
+        &file,
+        "000000010400000000020000000000050407008000300001090000300400200050100000000806000\n",
+    )
+    .unwrap();
     let out = sudoku_ar(&["solve", file.to_str().unwrap()], "");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout).trim().len(), 81);
@@ -65,7 +82,10 @@ fn solve_reads_a_file_and_names_a_missing_one() {
     let out = sudoku_ar(&["solve", "/no/such/puzzles.txt"], "");
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("/no/such/puzzles.txt") && stderr.lines().count() == 1, "{stderr}");
+    assert!(
+        stderr.contains("/no/such/puzzles.txt") && stderr.lines().count() == 1,
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -84,14 +104,28 @@ fn image_json_keeps_order_and_reports_each_bad_file() {
     write_image(&blank, 640, 480);
     let out_dir = dir.path().join("annotated");
 
-    let files = [BUNDLED, "/no/such/photo.jpg", empty.to_str().unwrap(), garbage.to_str().unwrap(),
-        tiny.to_str().unwrap(), blank.to_str().unwrap(), truncated.to_str().unwrap()];
+    let files = [
+        BUNDLED,
+        "/no/such/photo.jpg",
+        empty.to_str().unwrap(),
+        garbage.to_str().unwrap(),
+        tiny.to_str().unwrap(),
+        blank.to_str().unwrap(),
+        truncated.to_str().unwrap(),
+    ];
     let mut args = vec!["image", "--json", "--output", out_dir.to_str().unwrap()];
     args.extend(files);
     let out = sudoku_ar(&args, "");
-    assert_eq!(out.status.code(), Some(1), "bad files make the exit code non-zero");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "bad files make the exit code non-zero"
+    );
     let stdout = text(&out.stdout);
-    let rows: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let rows: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(rows.len(), files.len(), "{stdout}");
     for (row, file) in rows.iter().zip(files) {
         assert_eq!(row["file"], file);
@@ -104,12 +138,26 @@ fn image_json_keeps_order_and_reports_each_bad_file() {
     assert_eq!(puzzle["corners"].as_array().unwrap().len(), 4);
     assert!(out_dir.join("newspaper.jpg").is_file());
 
-    for (i, needle) in [(1, "no such file"), (2, "not an image"), (3, "not an image"), (4, "too small")] {
-        let error = rows[i]["error"].as_str().unwrap_or_else(|| panic!("row {i}: {}", rows[i]));
-        assert!(error.contains(needle) && error.contains(files[i]), "row {i}: {error}");
+    for (i, needle) in [
+        (1, "no such file"),
+        (2, "not an image"),
+        (3, "not an image"),
+        (4, "too small"),
+    ] {
+        let error = rows[i]["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("row {i}: {}", rows[i]));
+        assert!(
+            error.contains(needle) && error.contains(files[i]),
+            "row {i}: {error}"
+        );
         assert!(!error.contains('\n'));
     }
-    assert_eq!(rows[5]["puzzle"], serde_json::Value::Null, "a blank picture has no puzzle");
+    assert_eq!(
+        rows[5]["puzzle"],
+        serde_json::Value::Null,
+        "a blank picture has no puzzle"
+    );
     // A truncated JPEG decodes partly; whatever it gives, it is reported, not a crash.
     assert!(rows[6].get("puzzle").is_some() || rows[6].get("error").is_some());
     assert!(!text(&out.stderr).contains("panicked"));
@@ -134,7 +182,10 @@ fn corrupt_model_and_missing_runtime_are_one_line_errors() {
     let out = sudoku_ar(&["image", "--model", model.to_str().unwrap(), BUNDLED], "");
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("broken.onnx") && stderr.lines().count() == 1, "{stderr}");
+    assert!(
+        stderr.contains("broken.onnx") && stderr.lines().count() == 1,
+        "{stderr}"
+    );
 
     let out = Command::new(env!("CARGO_BIN_EXE_sudoku-ar"))
         .args(["image", BUNDLED])
@@ -143,14 +194,22 @@ fn corrupt_model_and_missing_runtime_are_one_line_errors() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("ONNX Runtime") && stderr.contains(".ci/setup") && stderr.lines().count() == 1, "{stderr}");
+    assert!(
+        stderr.contains("ONNX Runtime")
+            && stderr.contains(".ci/setup")
+            && stderr.lines().count() == 1,
+        "{stderr}"
+    );
 }
 
 #[test]
 fn help_describes_the_commands() {
     let out = sudoku_ar(&["--help"], "");
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("image") && stdout.contains("solve"), "{stdout}");
+    assert!(
+        stdout.contains("image") && stdout.contains("solve"),
+        "{stdout}"
+    );
     let out = sudoku_ar(&["image", "--help"], "");
     assert!(text(&out.stdout).contains("--json"));
 }

@@ -6,15 +6,22 @@ mod common;
 
 use common::corrupt::{Kind, Outcome, cases, outcome, real_readings};
 use common::{pipeline, wicht};
-use sudoku_ar::decode::Budget;
+use sudoku_ar::recognize::decode::Budget;
 
 #[test]
 fn decoder_fixes_misread_puzzles_from_real_readings_and_refuses_ambiguous_ones() {
     let samples = wicht();
-    assert!(samples.len() >= 150, "the Wicht photos live in ../shared/data (or set SUDOKU_DATA)");
+    assert!(
+        samples.len() >= 150,
+        "the Wicht photos live in ../shared/data (or set SUDOKU_DATA)"
+    );
     let samples: Vec<_> = samples.iter().collect();
     let readings = real_readings(&mut pipeline(), &samples);
-    assert!(readings.len() >= 150, "only {} photos read right in every clue", readings.len());
+    assert!(
+        readings.len() >= 150,
+        "only {} photos read right in every clue",
+        readings.len()
+    );
     let cases = cases(&readings, 5, 2026);
 
     let mut counts = [0usize; 3];
@@ -37,10 +44,18 @@ fn decoder_fixes_misread_puzzles_from_real_readings_and_refuses_ambiguous_ones()
     }
     let total = counts.iter().sum::<usize>() as f64;
     let (fixed, wrong) = (counts[0] as f64 / total, counts[1] as f64 / total);
-    let summary = format!("fixed {counts:?} (fixed/wrong/refused), blanked {blanked:?}, ambiguous refused {ambiguous_refused}/{ambiguous}");
-    assert!(ambiguous >= 100 && ambiguous_refused == ambiguous, "{summary}");
+    let summary = format!(
+        "fixed {counts:?} (fixed/wrong/refused), blanked {blanked:?}, ambiguous refused {ambiguous_refused}/{ambiguous}"
+    );
+    assert!(
+        ambiguous >= 100 && ambiguous_refused == ambiguous,
+        "{summary}"
+    );
     assert!(fixed >= 0.54, "{summary}");
     assert!(wrong <= 0.026, "{summary}");
     // A clue read as empty, the commonest misreading in video.
-    assert!(blanked[0] as f64 >= 0.70 * blanked.iter().sum::<usize>() as f64 && blanked[1] <= 5, "{summary}");
+    assert!(
+        blanked[0] as f64 >= 0.70 * blanked.iter().sum::<usize>() as f64 && blanked[1] <= 5,
+        "{summary}"
+    );
 }

@@ -6,7 +6,9 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn video(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testvideos").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testvideos")
+        .join(name)
 }
 
 fn sudoku_ar(args: &[&str]) -> Output {
@@ -26,7 +28,12 @@ fn stderr(out: &Output) -> String {
 /// The one line a failed run ends with.
 fn error_line(out: &Output) -> String {
     let text = stderr(out);
-    let last = text.lines().filter(|l| l.starts_with("sudoku-ar:")).last().unwrap_or_default().to_string();
+    let last = text
+        .lines()
+        .filter(|l| l.starts_with("sudoku-ar:"))
+        .last()
+        .unwrap_or_default()
+        .to_string();
     assert!(!text.contains("panicked"), "panic: {text}");
     last
 }
@@ -39,11 +46,24 @@ fn bad_video_files_are_one_line_errors_naming_the_file() {
     let text = dir.path().join("notes.mp4");
     std::fs::write(&text, b"this is not a video at all\n".repeat(100)).unwrap();
     let missing = dir.path().join("missing.mp4");
-    for (path, says) in [(&empty, "empty"), (&text, "not a video"), (&missing, "no such file")] {
+    for (path, says) in [
+        (&empty, "empty"),
+        (&text, "not a video"),
+        (&missing, "no such file"),
+    ] {
         let out = sudoku_ar(&["replay", "--headless", path.to_str().unwrap()]);
-        assert_eq!(out.status.code(), Some(2), "{}: {}", path.display(), stderr(&out));
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{}: {}",
+            path.display(),
+            stderr(&out)
+        );
         let line = error_line(&out);
-        assert!(line.contains(path.to_str().unwrap()) && line.contains(says), "{line}");
+        assert!(
+            line.contains(path.to_str().unwrap()) && line.contains(says),
+            "{line}"
+        );
     }
 }
 
@@ -54,10 +74,19 @@ fn truncated_video_keeps_what_was_read_and_says_so() {
     let cut = dir.path().join("cut.mp4");
     std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
     let jsonl = dir.path().join("cut.jsonl");
-    let out = sudoku_ar(&["replay", "--headless", "--jsonl", jsonl.to_str().unwrap(), cut.to_str().unwrap()]);
+    let out = sudoku_ar(&[
+        "replay",
+        "--headless",
+        "--jsonl",
+        jsonl.to_str().unwrap(),
+        cut.to_str().unwrap(),
+    ]);
     let line = error_line(&out);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(line.contains("cut.mp4") && line.contains("truncated"), "{line}");
+    assert!(
+        line.contains("cut.mp4") && line.contains("truncated"),
+        "{line}"
+    );
     let rows = std::fs::read_to_string(&jsonl).unwrap().lines().count();
     assert!(rows > 20 && rows < 240, "{rows} frames kept");
 }
@@ -69,7 +98,10 @@ fn missing_camera_lists_the_cameras_and_does_not_hang() {
     assert!(start.elapsed() < Duration::from_secs(20));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let line = error_line(&out);
-    assert!(line.contains("no camera 7") && line.contains("cameras present:"), "{line}");
+    assert!(
+        line.contains("no camera 7") && line.contains("cameras present:"),
+        "{line}"
+    );
 }
 
 #[test]
@@ -90,18 +122,35 @@ fn replay_writes_video_and_one_json_line_per_frame_and_a_summary() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stderr(&out);
     assert!(text.contains("running headless"), "{text}");
-    assert!(text.contains("90 frames") && text.contains("p50") && text.contains("p99") && text.contains("dropped"), "{text}");
-    assert!(text.contains(mp4.to_str().unwrap()), "says where the video went: {text}");
-    let lines: Vec<serde_json::Value> =
-        std::fs::read_to_string(&jsonl).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(
+        text.contains("90 frames")
+            && text.contains("p50")
+            && text.contains("p99")
+            && text.contains("dropped"),
+        "{text}"
+    );
+    assert!(
+        text.contains(mp4.to_str().unwrap()),
+        "says where the video went: {text}"
+    );
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&jsonl)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), 90);
     let solved = &lines[60]["puzzle"];
     assert_eq!(solved["status"], "solved");
     assert_eq!(solved["solution"].as_str().map(str::len), Some(81));
     assert_eq!(solved["corners"].as_array().map(Vec::len), Some(4));
-    let written = opencv::videoio::VideoCapture::from_file(mp4.to_str().unwrap(), opencv::videoio::CAP_ANY).unwrap();
+    let written =
+        opencv::videoio::VideoCapture::from_file(mp4.to_str().unwrap(), opencv::videoio::CAP_ANY)
+            .unwrap();
     use opencv::prelude::VideoCaptureTraitConst;
-    assert_eq!(written.get(opencv::videoio::CAP_PROP_FRAME_COUNT).unwrap() as u64, 90);
+    assert_eq!(
+        written.get(opencv::videoio::CAP_PROP_FRAME_COUNT).unwrap() as u64,
+        90
+    );
 }
 
 /// The window under Xvfb: a screenshot taken while it plays shows the green solution digits.
@@ -120,10 +169,18 @@ fn window_shows_the_overlay_under_xvfb() {
         .output()
         .expect("xvfb-run (Debian package xvfb; .ci/setup installs it)");
     assert!(shot.is_file(), "no screenshot: {}", stderr(&out));
-    let image = opencv::imgcodecs::imread(shot.to_str().unwrap(), opencv::imgcodecs::IMREAD_COLOR).unwrap();
+    let image =
+        opencv::imgcodecs::imread(shot.to_str().unwrap(), opencv::imgcodecs::IMREAD_COLOR).unwrap();
     use opencv::prelude::*;
     let bytes = image.data_bytes().unwrap();
     // The solution colour, blended: strongly green, little red or blue (paper and table are not).
-    let green = bytes.chunks_exact(3).filter(|p| p[1] > 110 && p[0] < 90 && p[2] < 90).count();
-    assert!(green > 2000, "{green} green pixels in the screenshot; {}", stderr(&out));
+    let green = bytes
+        .chunks_exact(3)
+        .filter(|p| p[1] > 110 && p[0] < 90 && p[2] < 90)
+        .count();
+    assert!(
+        green > 2000,
+        "{green} green pixels in the screenshot; {}",
+        stderr(&out)
+    );
 }

@@ -8,7 +8,8 @@ mod common;
 use common::{Truth, evaluate, kubiesa_val, pipeline, wicht, wicht_held_out};
 use opencv::core;
 use opencv::prelude::*;
-use sudoku_ar::photo::{self, StageTimes, Status};
+use sudoku_ar::photo::{self, StageTimes};
+use sudoku_ar::recognize::verdict::Status;
 
 fn require_data<T>(samples: Vec<T>, name: &str, at_least: usize) -> Vec<T> {
     assert!(
@@ -25,24 +26,46 @@ fn bundled_newspaper_photo_is_read_and_solved() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/photos/");
     let image = photo::load_image(format!("{dir}newspaper.jpg").as_ref()).unwrap();
     let truth = std::fs::read_to_string(format!("{dir}newspaper.dat")).unwrap();
-    let truth: String = truth.lines().skip(2).flat_map(|l| l.split_whitespace()).collect();
-    let puzzle = pipeline().process(&image, &mut StageTimes::default()).unwrap().expect("a puzzle");
+    let truth: String = truth
+        .lines()
+        .skip(2)
+        .flat_map(|l| l.split_whitespace())
+        .collect();
+    let puzzle = pipeline()
+        .process(&image, &mut StageTimes::default())
+        .unwrap()
+        .expect("a puzzle");
     assert_eq!(puzzle.clues.to_string(), truth);
     assert_eq!(puzzle.status, Status::Solved);
     let solution = puzzle.solution.unwrap().to_string();
-    assert!(truth.chars().zip(solution.chars()).all(|(t, s)| t == '0' || t == s));
+    assert!(
+        truth
+            .chars()
+            .zip(solution.chars())
+            .all(|(t, s)| t == '0' || t == s)
+    );
 }
 
 #[test]
 fn turned_photo_is_read_the_right_way_up() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/photos/");
     let image = photo::load_image(format!("{dir}newspaper.jpg").as_ref()).unwrap();
-    let upright = pipeline().process(&image, &mut StageTimes::default()).unwrap().expect("a puzzle");
+    let upright = pipeline()
+        .process(&image, &mut StageTimes::default())
+        .unwrap()
+        .expect("a puzzle");
     let mut pipeline = pipeline();
-    for code in [core::ROTATE_90_CLOCKWISE, core::ROTATE_180, core::ROTATE_90_COUNTERCLOCKWISE] {
+    for code in [
+        core::ROTATE_90_CLOCKWISE,
+        core::ROTATE_180,
+        core::ROTATE_90_COUNTERCLOCKWISE,
+    ] {
         let mut turned = core::Mat::default();
         core::rotate(&image, &mut turned, code).unwrap();
-        let puzzle = pipeline.process(&turned, &mut StageTimes::default()).unwrap().expect("a puzzle");
+        let puzzle = pipeline
+            .process(&turned, &mut StageTimes::default())
+            .unwrap()
+            .expect("a puzzle");
         assert_eq!(puzzle.clues, upright.clues, "turn {code}");
         assert_eq!(puzzle.status, Status::Solved);
         // The puzzle's top-left corner is where the printed top-left went.
@@ -54,7 +77,10 @@ fn turned_photo_is_read_the_right_way_up() {
             _ => [y, w - 1.0 - x],
         };
         let got = puzzle.quad.0[0];
-        assert!((got[0] - expected[0]).hypot(got[1] - expected[1]) < 3.0, "turn {code}: {got:?} vs {expected:?}");
+        assert!(
+            (got[0] - expected[0]).hypot(got[1] - expected[1]) < 3.0,
+            "turn {code}: {got:?} vs {expected:?}"
+        );
     }
 }
 
@@ -68,7 +94,11 @@ fn wicht_newspaper_photos_floor() {
     println!("{}", held.summary("wicht held-out"));
     assert!(held.found >= 30, "{}", held.summary("wicht held-out"));
     assert!(held.perfect >= 29, "{}", held.summary("wicht held-out"));
-    assert!(held.cell_accuracy() >= 0.995, "{}", held.summary("wicht held-out"));
+    assert!(
+        held.cell_accuracy() >= 0.995,
+        "{}",
+        held.summary("wicht held-out")
+    );
 
     let whole = evaluate(&mut pipeline, &every);
     println!("{}", whole.summary("wicht all"));
@@ -86,29 +116,55 @@ fn kubiesa_phone_photos_floor() {
     println!("{}", score.summary("kubiesa"));
     // Every photo holds a whole grid; the target is 99.5% of cells (measured 99.75%).
     assert!(score.found >= 80, "{}", score.summary("kubiesa"));
-    assert!(score.cell_accuracy() >= 0.995, "{}", score.summary("kubiesa"));
-    assert!(score.pencil_right == score.pencil, "pencil marks must read as empty: {}", score.summary("kubiesa"));
-    assert!(score.digits_right as f64 >= 0.99 * score.digits as f64, "{}", score.summary("kubiesa"));
+    assert!(
+        score.cell_accuracy() >= 0.995,
+        "{}",
+        score.summary("kubiesa")
+    );
+    assert!(
+        score.pencil_right == score.pencil,
+        "pencil marks must read as empty: {}",
+        score.summary("kubiesa")
+    );
+    assert!(
+        score.digits_right as f64 >= 0.99 * score.digits as f64,
+        "{}",
+        score.summary("kubiesa")
+    );
     // Solutions come from the printed clues, so misread handwriting does not stop them.
     assert!(score.solved >= 77, "{}", score.summary("kubiesa"));
     // These puzzles were filled in by hand: a good share of digits must read as handwritten.
-    assert!(score.handwritten * 4 >= score.digits, "{}", score.summary("kubiesa"));
+    assert!(
+        score.handwritten * 4 >= score.digits,
+        "{}",
+        score.summary("kubiesa")
+    );
     // "Check my work" must not accuse right answers.
     assert!(score.false_alarms <= 2, "{}", score.summary("kubiesa"));
     // The truth distinguishes pencil marks; make sure the set really has them.
-    assert!(samples.iter().any(|s| s.cells.contains(&Truth::PencilMarks)));
+    assert!(
+        samples
+            .iter()
+            .any(|s| s.cells.contains(&Truth::PencilMarks))
+    );
 }
 
 #[test]
 fn photos_without_a_sudoku_give_no_puzzle() {
     // Kubiesa's cell crops are photos of single cells: no 9x9 grid in them.
     let dir = common::data_dir().join("kubiesa/cells-train/5");
-    let files: Vec<_> = std::fs::read_dir(&dir).expect("kubiesa cells").flatten().take(5).collect();
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("kubiesa cells")
+        .flatten()
+        .take(5)
+        .collect();
     assert_eq!(files.len(), 5);
     let mut pipeline = pipeline();
     for entry in files {
         let image = photo::load_image(&entry.path()).unwrap();
-        let found = pipeline.process(&image, &mut StageTimes::default()).unwrap();
+        let found = pipeline
+            .process(&image, &mut StageTimes::default())
+            .unwrap();
         assert!(found.is_none(), "{}: {found:?}", entry.path().display());
     }
 }

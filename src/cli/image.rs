@@ -8,7 +8,7 @@ use anyhow::Context;
 use opencv::core::Vector;
 use opencv::imgcodecs;
 use sudoku_ar::photo::{self, PhotoPipeline, PhotoReport, Puzzle, PuzzleReport, StageTimes};
-use sudoku_ar::read::DigitReader;
+use sudoku_ar::recognize::read::DigitReader;
 
 #[derive(clap::Args, Debug)]
 pub struct ImageArgs {
@@ -34,17 +34,24 @@ pub fn run(args: &ImageArgs) -> anyhow::Result<ExitCode> {
     };
     let mut pipeline = PhotoPipeline::new(reader);
     if let Some(dir) = &args.output {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create output folder {}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create output folder {}", dir.display()))?;
     }
     let mut out = std::io::stdout().lock();
     let mut failed = 0;
     for path in &args.photos {
         let file = path.display().to_string();
         let report = match process(&mut pipeline, path, args.output.as_deref()) {
-            Ok(puzzle) => PhotoReport::Read { file, puzzle: puzzle.as_ref().map(PuzzleReport::from) },
+            Ok(puzzle) => PhotoReport::Read {
+                file,
+                puzzle: puzzle.as_ref().map(PuzzleReport::from),
+            },
             Err(err) => {
                 failed += 1;
-                PhotoReport::Failed { file, error: format!("{err:#}") }
+                PhotoReport::Failed {
+                    file,
+                    error: format!("{err:#}"),
+                }
             }
         };
         if args.json {
@@ -53,10 +60,18 @@ pub fn run(args: &ImageArgs) -> anyhow::Result<ExitCode> {
             writeln!(out, "{}", human_line(&report))?;
         }
     }
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
-fn process(pipeline: &mut PhotoPipeline, path: &Path, output: Option<&Path>) -> anyhow::Result<Option<Puzzle>> {
+fn process(
+    pipeline: &mut PhotoPipeline,
+    path: &Path,
+    output: Option<&Path>,
+) -> anyhow::Result<Option<Puzzle>> {
     let mut image = photo::load_image(path)?;
     let mut times = StageTimes::default();
     let puzzle = pipeline.process(&image, &mut times)?;
@@ -64,9 +79,15 @@ fn process(pipeline: &mut PhotoPipeline, path: &Path, output: Option<&Path>) -> 
         let start = std::time::Instant::now();
         photo::annotate(&mut image, puzzle)?;
         times.render = start.elapsed();
-        let stem = path.file_stem().map_or_else(|| "photo".into(), |s| s.to_string_lossy().into_owned());
+        let stem = path
+            .file_stem()
+            .map_or_else(|| "photo".into(), |s| s.to_string_lossy().into_owned());
         let target = dir.join(format!("{stem}.jpg"));
-        let written = imgcodecs::imwrite(&*target.to_string_lossy(), &image, &Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, 92]));
+        let written = imgcodecs::imwrite(
+            &*target.to_string_lossy(),
+            &image,
+            &Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, 92]),
+        );
         if !matches!(written, Ok(true)) {
             anyhow::bail!("cannot write {}", target.display());
         }
@@ -79,7 +100,10 @@ fn human_line(report: &PhotoReport) -> String {
     match report {
         PhotoReport::Failed { file, error } => format!("{file}: error: {error}"),
         PhotoReport::Read { file, puzzle: None } => format!("{file}: no Sudoku found"),
-        PhotoReport::Read { file, puzzle: Some(p) } => match &p.solution {
+        PhotoReport::Read {
+            file,
+            puzzle: Some(p),
+        } => match &p.solution {
             Some(solution) => format!("{file}: solved {solution} (clues {})", p.clues),
             None => format!("{file}: {:?}, clues read {}", p.status, p.clues).to_lowercase(),
         },

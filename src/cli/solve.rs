@@ -11,7 +11,8 @@ use sudoku_ar::solve::solve;
 pub fn run(file: Option<&Path>) -> anyhow::Result<ExitCode> {
     let input: Box<dyn BufRead> = match file {
         Some(path) => {
-            let f = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+            let f = std::fs::File::open(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
             Box::new(std::io::BufReader::new(f))
         }
         None => Box::new(std::io::stdin().lock()),
@@ -25,7 +26,10 @@ pub fn run(file: Option<&Path>) -> anyhow::Result<ExitCode> {
         if text.is_empty() || text.starts_with('#') {
             continue;
         }
-        let answer = text.parse::<Grid>().map_err(|e| e.to_string()).and_then(|g| solve(&g).map_err(|e| e.to_string()));
+        let answer = text
+            .parse::<Grid>()
+            .map_err(|e| e.to_string())
+            .and_then(|g| solve(&g).map_err(|e| e.to_string()));
         match answer {
             Ok(solution) => writeln!(out, "{solution}")?,
             Err(reason) => {
@@ -34,5 +38,9 @@ pub fn run(file: Option<&Path>) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

@@ -4,10 +4,10 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use sudoku_ar::capture::{Camera, CaptureEnd, FrameSource, Pacing, VideoFile};
-use sudoku_ar::display::{JsonLines, VideoOut};
-use sudoku_ar::live::{self, Options, Summary};
-use sudoku_ar::read::DigitReader;
+use sudoku_ar::recognize::read::DigitReader;
+use sudoku_ar::video::capture::{Camera, CaptureEnd, FrameSource, Pacing, VideoFile};
+use sudoku_ar::video::display::{JsonLines, VideoOut};
+use sudoku_ar::video::live::{self, Options, Summary};
 
 /// Output shared by both commands.
 #[derive(clap::Args, Debug)]
@@ -57,7 +57,9 @@ pub struct ReplayArgs {
 }
 
 fn parse_resolution(text: &str) -> Result<(u32, u32), String> {
-    let (w, h) = text.split_once(['x', 'X']).ok_or("expected WIDTHxHEIGHT, such as 1280x720")?;
+    let (w, h) = text
+        .split_once(['x', 'X'])
+        .ok_or("expected WIDTHxHEIGHT, such as 1280x720")?;
     match (w.parse(), h.parse()) {
         (Ok(w), Ok(h)) if w > 0 && h > 0 => Ok((w, h)),
         _ => Err(format!("{text}: expected WIDTHxHEIGHT, such as 1280x720")),
@@ -66,23 +68,42 @@ fn parse_resolution(text: &str) -> Result<(u32, u32), String> {
 
 pub fn live(args: LiveArgs) -> anyhow::Result<ExitCode> {
     let (camera, resolution) = (args.camera, args.resolution);
-    let open = move || Camera::open(camera, resolution).map(|c| Box::new(c) as Box<dyn FrameSource>);
+    let open =
+        move || Camera::open(camera, resolution).map(|c| Box::new(c) as Box<dyn FrameSource>);
     run(open, &args.out, Pacing::NewestWins, false, None)
 }
 
 pub fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     // The progress bar wants the length; only then is the file opened here as well as on the
     // capture thread (which keeps its handle).
-    let frames = if wants_progress_bar(args.out.headless) { VideoFile::open(&args.video, false)?.frame_count() } else { None };
+    let frames = if wants_progress_bar(args.out.headless) {
+        VideoFile::open(&args.video, false)?.frame_count()
+    } else {
+        None
+    };
     let path = args.video.clone();
     let looping = args.looping;
     let open = move || VideoFile::open(&path, looping).map(|v| Box::new(v) as Box<dyn FrameSource>);
-    let pacing = if args.realtime { Pacing::NewestWins } else { Pacing::EveryFrame };
-    let bar_length = if looping { args.out.frames } else { frames.map(|f| args.out.frames.map_or(f, |m| m.min(f))) };
+    let pacing = if args.realtime {
+        Pacing::NewestWins
+    } else {
+        Pacing::EveryFrame
+    };
+    let bar_length = if looping {
+        args.out.frames
+    } else {
+        frames.map(|f| args.out.frames.map_or(f, |m| m.min(f)))
+    };
     run(open, &args.out, pacing, args.realtime, bar_length)
 }
 
-fn run<F>(open: F, out: &OutputArgs, pacing: Pacing, realtime: bool, bar_length: Option<u64>) -> anyhow::Result<ExitCode>
+fn run<F>(
+    open: F,
+    out: &OutputArgs,
+    pacing: Pacing,
+    realtime: bool,
+    bar_length: Option<u64>,
+) -> anyhow::Result<ExitCode>
 where
     F: FnOnce() -> sudoku_ar::Result<Box<dyn FrameSource>> + Send + 'static,
 {
@@ -91,11 +112,25 @@ where
         Some(path) => DigitReader::from_file(path),
         None => DigitReader::builtin(),
     };
-    let output = out.output.as_deref().map(|p| VideoOut::new(p, 30.0)).transpose()?;
+    let output = out
+        .output
+        .as_deref()
+        .map(|p| VideoOut::new(p, 30.0))
+        .transpose()?;
     let jsonl = out.jsonl.as_deref().map(JsonLines::create).transpose()?;
     let progress = progress_bar(out.headless, bar_length);
-    let on_frame = progress.clone().map(|bar| Box::new(move |_| bar.inc(1)) as Box<dyn FnMut(u64) + Send>);
-    let options = Options { window: !out.headless, output, jsonl, pacing, realtime, max_frames: out.frames, on_frame };
+    let on_frame = progress
+        .clone()
+        .map(|bar| Box::new(move |_| bar.inc(1)) as Box<dyn FnMut(u64) + Send>);
+    let options = Options {
+        window: !out.headless,
+        output,
+        jsonl,
+        pacing,
+        realtime,
+        max_frames: out.frames,
+        on_frame,
+    };
     let summary = live::run(open, reader, options)?;
     if let Some(bar) = progress {
         bar.finish_and_clear();
@@ -115,13 +150,18 @@ fn progress_bar(headless: bool, length: Option<u64>) -> Option<indicatif::Progre
         Some(n) => indicatif::ProgressBar::new(n),
         None => indicatif::ProgressBar::new_spinner(),
     };
-    let style = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames {per_sec} eta {eta}")
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    let style =
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames {per_sec} eta {eta}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
     bar.set_style(style);
     Some(bar)
 }
 
-fn report(summary: &Summary, output: Option<&Path>, jsonl: Option<&Path>) -> anyhow::Result<ExitCode> {
+fn report(
+    summary: &Summary,
+    output: Option<&Path>,
+    jsonl: Option<&Path>,
+) -> anyhow::Result<ExitCode> {
     eprint!("{}", summary.report());
     if let Some(path) = output {
         eprintln!("wrote the overlaid video to {}", path.display());
@@ -131,7 +171,10 @@ fn report(summary: &Summary, output: Option<&Path>, jsonl: Option<&Path>) -> any
     }
     match &summary.capture_end {
         CaptureEnd::Failed(message) => {
-            eprintln!("sudoku-ar: {message} (the {} frames before it were processed)", summary.frames);
+            eprintln!(
+                "sudoku-ar: {message} (the {} frames before it were processed)",
+                summary.frames
+            );
             Ok(ExitCode::from(1))
         }
         CaptureEnd::Finished | CaptureEnd::Stopped => Ok(ExitCode::SUCCESS),

@@ -13,10 +13,10 @@
 //! exactly one solution, a different one. Nothing can tell those apart; a decoder must refuse.
 #![allow(dead_code)]
 
-use sudoku_ar::decode::{Budget, Verdict, decode};
 use sudoku_ar::grid::Grid;
 use sudoku_ar::photo::PhotoPipeline;
-use sudoku_ar::read::CLASSES;
+use sudoku_ar::recognize::decode::{Budget, Verdict, decode};
+use sudoku_ar::recognize::read::{CLASSES, argmax};
 use sudoku_ar::solve::solve;
 
 use super::{Sample, photo};
@@ -63,15 +63,31 @@ pub enum Outcome {
 pub fn real_readings(pipeline: &mut PhotoPipeline, samples: &[&Sample]) -> Vec<RealReading> {
     let mut out = Vec::new();
     for sample in samples {
-        let Ok(image) = photo::load_image(&sample.path) else { continue };
-        let Ok(Some(puzzle)) = pipeline.process(&image, &mut Default::default()) else { continue };
+        let Ok(image) = photo::load_image(&sample.path) else {
+            continue;
+        };
+        let Ok(Some(puzzle)) = pipeline.process(&image, &mut Default::default()) else {
+            continue;
+        };
         let truth = Grid(std::array::from_fn(|i| sample.cells[i].expected_digit()));
-        let probabilities: Vec<[f32; CLASSES]> = puzzle.reading.0.iter().map(|r| r.as_clue).collect();
+        let probabilities: Vec<[f32; CLASSES]> =
+            puzzle.reading.0.iter().map(|r| r.as_clue).collect();
         let read_right = (0..81).all(|i| argmax(&probabilities[i]) == truth.0[i] as usize);
-        let Ok(solution) = solve(&truth) else { continue };
+        let Ok(solution) = solve(&truth) else {
+            continue;
+        };
         if read_right {
-            let name = sample.path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-            out.push(RealReading { name, truth, solution, probabilities });
+            let name = sample
+                .path
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            out.push(RealReading {
+                name,
+                truth,
+                solution,
+                probabilities,
+            });
         }
     }
     out
@@ -99,7 +115,10 @@ fn misread_case(reading: &RealReading, kind: Kind, rng: &mut XorShift) -> Case {
     let mut p = reading.probabilities.clone();
     let mut read = reading.truth;
     let steps = match kind {
-        Kind::TwoAtOnce => vec![[Kind::Blanked, Kind::Added, Kind::Swapped][rng.below(3)], [Kind::Blanked, Kind::Added, Kind::Swapped][rng.below(3)]],
+        Kind::TwoAtOnce => vec![
+            [Kind::Blanked, Kind::Added, Kind::Swapped][rng.below(3)],
+            [Kind::Blanked, Kind::Added, Kind::Swapped][rng.below(3)],
+        ],
         kind => vec![kind],
     };
     let mut used = Vec::new();
@@ -135,7 +154,9 @@ fn misread_case(reading: &RealReading, kind: Kind, rng: &mut XorShift) -> Case {
 
 fn ambiguous_case(reading: &RealReading, rng: &mut XorShift) -> Option<Case> {
     let clues: Vec<usize> = (0..81).filter(|&c| reading.truth.0[c] != 0).collect();
-    let surely_empty = (0..81).find(|&c| reading.truth.0[c] == 0).map(|c| reading.probabilities[c])?;
+    let surely_empty = (0..81)
+        .find(|&c| reading.truth.0[c] == 0)
+        .map(|c| reading.probabilities[c])?;
     let start = rng.below(clues.len());
     for k in 0..clues.len() {
         let lost = clues[(start + k) % clues.len()];
@@ -149,8 +170,12 @@ fn ambiguous_case(reading: &RealReading, rng: &mut XorShift) -> Option<Case> {
                     solve(&g).ok().map(|s| (d, s))
                 })
                 .collect();
-            let Some(&(a, first)) = unique.first() else { continue };
-            let Some(&(b, _)) = unique.iter().find(|(_, s)| *s != first) else { continue };
+            let Some(&(a, first)) = unique.first() else {
+                continue;
+            };
+            let Some(&(b, _)) = unique.iter().find(|(_, s)| *s != first) else {
+                continue;
+            };
             let mut p = reading.probabilities.clone();
             p[lost] = surely_empty;
             let mut torn = [0.0005; CLASSES];
@@ -178,7 +203,10 @@ fn case(reading: &RealReading, kind: Kind, read: Grid, p: &[[f32; CLASSES]]) -> 
 /// The cell's real probabilities with `wrong` made the reading and `q` left on `truth`.
 fn misread(p: &[f32; CLASSES], truth: usize, wrong: usize, q: f32) -> [f32; CLASSES] {
     let mut out = *p;
-    let rest: f32 = (0..CLASSES).filter(|&c| c != truth && c != wrong).map(|c| out[c]).sum();
+    let rest: f32 = (0..CLASSES)
+        .filter(|&c| c != truth && c != wrong)
+        .map(|c| out[c])
+        .sum();
     out[truth] = q;
     out[wrong] = (1.0 - q - rest).max(q + 1e-3);
     out
@@ -191,10 +219,6 @@ pub fn outcome(case: &Case, budget: Budget) -> Outcome {
         Verdict::Solved(_) => Outcome::WronglyChanged,
         _ => Outcome::Refused,
     }
-}
-
-fn argmax(values: &[f32; CLASSES]) -> usize {
-    (0..CLASSES).max_by(|&a, &b| values[a].total_cmp(&values[b])).unwrap_or(0)
 }
 
 struct XorShift(u64);

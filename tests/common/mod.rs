@@ -7,10 +7,10 @@ pub mod corrupt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use sudoku_ar::geometry::Quad;
 use opencv::prelude::*;
+use sudoku_ar::geometry::Quad;
 use sudoku_ar::photo::{self, PhotoPipeline, StageTimes};
-use sudoku_ar::read::DigitReader;
+use sudoku_ar::recognize::read::DigitReader;
 
 /// What a cell holds according to the dataset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,7 +44,10 @@ pub fn data_dir() -> PathBuf {
 
 /// Wicht photos held out of training by models/train.py (their number is a multiple of 5).
 pub fn wicht_held_out(path: &Path) -> bool {
-    let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let number: u32 = name.trim_start_matches("image").parse().unwrap_or(1);
     number.is_multiple_of(5)
 }
@@ -54,25 +57,53 @@ pub fn wicht() -> Vec<Sample> {
     let dir = data_dir().join("wicht-v2-train");
     let outlines = std::fs::read_to_string(dir.join("outlines.csv")).unwrap_or_default();
     let corners_of = |file: &str| -> Option<Quad> {
-        let line = outlines.lines().find(|l| l.split(',').next() == Some(file))?;
-        let v: Vec<f64> = line.split(',').skip(1).filter_map(|x| x.trim().parse().ok()).collect();
+        let line = outlines
+            .lines()
+            .find(|l| l.split(',').next() == Some(file))?;
+        let v: Vec<f64> = line
+            .split(',')
+            .skip(1)
+            .filter_map(|x| x.trim().parse().ok())
+            .collect();
         (v.len() == 8).then(|| Quad([[v[0], v[1]], [v[2], v[3]], [v[4], v[5]], [v[6], v[7]]]))
     };
     let mut samples = Vec::new();
-    let Ok(entries) = std::fs::read_dir(&dir) else { return samples };
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return samples;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.extension().is_none_or(|e| e != "jpg") {
             continue;
         }
-        let Ok(dat) = std::fs::read_to_string(path.with_extension("dat")) else { continue };
-        let digits: Vec<u8> = dat.lines().skip(2).flat_map(|l| l.split_whitespace()).filter_map(|d| d.parse().ok()).collect();
+        let Ok(dat) = std::fs::read_to_string(path.with_extension("dat")) else {
+            continue;
+        };
+        let digits: Vec<u8> = dat
+            .lines()
+            .skip(2)
+            .flat_map(|l| l.split_whitespace())
+            .filter_map(|d| d.parse().ok())
+            .collect();
         if digits.len() != 81 {
             continue;
         }
-        let cells = std::array::from_fn(|i| if digits[i] == 0 { Truth::Empty } else { Truth::Digit(digits[i]) });
-        let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-        samples.push(Sample { corners: corners_of(&file), path, cells });
+        let cells = std::array::from_fn(|i| {
+            if digits[i] == 0 {
+                Truth::Empty
+            } else {
+                Truth::Digit(digits[i])
+            }
+        });
+        let file = path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        samples.push(Sample {
+            corners: corners_of(&file),
+            path,
+            cells,
+        });
     }
     samples.sort_by(|a, b| a.path.cmp(&b.path));
     samples
@@ -84,18 +115,33 @@ pub fn kubiesa_val() -> Vec<Sample> {
     // metadata.csv: name, ..., then the absolute corners TL, BL, BR, TR in columns 13 to 20.
     let metadata = std::fs::read_to_string(dir.join("metadata.csv")).unwrap_or_default();
     let corners_of = |file: &str| -> Option<Quad> {
-        let line = metadata.lines().find(|l| l.split(',').next() == Some(file))?;
-        let v: Vec<f64> = line.split(',').skip(13).filter_map(|x| x.trim().parse().ok()).collect();
+        let line = metadata
+            .lines()
+            .find(|l| l.split(',').next() == Some(file))?;
+        let v: Vec<f64> = line
+            .split(',')
+            .skip(13)
+            .filter_map(|x| x.trim().parse().ok())
+            .collect();
         (v.len() == 8).then(|| Quad([[v[0], v[1]], [v[6], v[7]], [v[4], v[5]], [v[2], v[3]]]))
     };
     let mut samples = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir.join("images")) else { return samples };
+    let Ok(entries) = std::fs::read_dir(dir.join("images")) else {
+        return samples;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
-        let Some(stem) = path.file_stem() else { continue };
+        let Some(stem) = path.file_stem() else {
+            continue;
+        };
         let label = dir.join("labels").join(stem).with_extension("txt");
-        let Ok(text) = std::fs::read_to_string(label) else { continue };
-        let values: Vec<u8> = text.split_whitespace().filter_map(|d| d.parse().ok()).collect();
+        let Ok(text) = std::fs::read_to_string(label) else {
+            continue;
+        };
+        let values: Vec<u8> = text
+            .split_whitespace()
+            .filter_map(|d| d.parse().ok())
+            .collect();
         if values.len() != 81 {
             continue;
         }
@@ -104,8 +150,15 @@ pub fn kubiesa_val() -> Vec<Sample> {
             10 => Truth::PencilMarks,
             d => Truth::Digit(d),
         });
-        let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-        samples.push(Sample { corners: corners_of(&file), path, cells });
+        let file = path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        samples.push(Sample {
+            corners: corners_of(&file),
+            path,
+            cells,
+        });
     }
     samples.sort_by(|a, b| a.path.cmp(&b.path));
     samples
@@ -160,11 +213,21 @@ impl Score {
     pub fn summary(&self, name: &str) -> String {
         let mut s = format!(
             "{name}: {} photos, grid found {}, read perfectly {} ({:.1}%), solved {} ({} after correction), cells right {}/{} ({:.2}%)",
-            self.photos, self.found, self.perfect, 100.0 * self.perfect_rate(), self.solved, self.corrected,
-            self.cells_right, self.cells, 100.0 * self.cell_accuracy()
+            self.photos,
+            self.found,
+            self.perfect,
+            100.0 * self.perfect_rate(),
+            self.solved,
+            self.corrected,
+            self.cells_right,
+            self.cells,
+            100.0 * self.cell_accuracy()
         );
         if self.pencil > 0 {
-            s += &format!(", pencil marks read as empty {}/{}", self.pencil_right, self.pencil);
+            s += &format!(
+                ", pencil marks read as empty {}/{}",
+                self.pencil_right, self.pencil
+            );
         }
         s += &format!(
             ", digits right {}/{} (read as a digit {}), read as handwritten {}, right entries flagged wrong {}",
@@ -173,7 +236,11 @@ impl Score {
         if !self.corner_errors.is_empty() {
             let mut e = self.corner_errors.clone();
             e.sort_by(f64::total_cmp);
-            s += &format!(", corner error median {:.2}% max {:.2}% of side", 100.0 * e[e.len() / 2], 100.0 * e[e.len() - 1]);
+            s += &format!(
+                ", corner error median {:.2}% max {:.2}% of side",
+                100.0 * e[e.len() / 2],
+                100.0 * e[e.len() - 1]
+            );
         }
         s
     }
@@ -194,7 +261,11 @@ pub fn evaluate(pipeline: &mut PhotoPipeline, samples: &[&Sample]) -> Score {
     let mut score = Score::default();
     for sample in samples {
         score.photos += 1;
-        let name = sample.path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = sample
+            .path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let image = match photo::load_image(&sample.path) {
             Ok(image) => image,
             Err(err) => {
@@ -228,12 +299,20 @@ pub fn evaluate(pipeline: &mut PhotoPipeline, samples: &[&Sample]) -> Score {
             // The published corners follow the picture, ours the puzzle (they differ on photos
             // taken sideways), so compare with the best-matching corner order.
             let error = (0..4)
-                .map(|k| Quad(std::array::from_fn(|i| truth.0[(i + k) % 4])).max_corner_distance(&puzzle.quad))
+                .map(|k| {
+                    Quad(std::array::from_fn(|i| truth.0[(i + k) % 4]))
+                        .max_corner_distance(&puzzle.quad)
+                })
                 .fold(f64::MAX, f64::min);
             score.corner_errors.push(error / side);
         }
-        let corner_note = score.corner_errors.last().filter(|_| sample.corners.is_some());
-        let corner_note = corner_note.map(|e| format!(" [corners off by {:.1}% of side]", 100.0 * e)).unwrap_or_default();
+        let corner_note = score
+            .corner_errors
+            .last()
+            .filter(|_| sample.corners.is_some());
+        let corner_note = corner_note
+            .map(|e| format!(" [corners off by {:.1}% of side]", 100.0 * e))
+            .unwrap_or_default();
         let mut wrong = Vec::new();
         let mut wrong_cells = Vec::new();
         for (i, (truth, reading)) in sample.cells.iter().zip(&puzzle.reading.0).enumerate() {
@@ -256,10 +335,17 @@ pub fn evaluate(pipeline: &mut PhotoPipeline, samples: &[&Sample]) -> Score {
             }
             if !right {
                 wrong_cells.push(i);
-                let style = if reading.handwritten { " handwritten" } else { "" };
+                let style = if reading.handwritten {
+                    " handwritten"
+                } else {
+                    ""
+                };
                 let runner_up = (0..10u8)
                     .filter(|&d| d != reading.digit)
-                    .max_by(|&a, &b| reading.probabilities[a as usize].total_cmp(&reading.probabilities[b as usize]))
+                    .max_by(|&a, &b| {
+                        reading.probabilities[a as usize]
+                            .total_cmp(&reading.probabilities[b as usize])
+                    })
                     .unwrap_or(0);
                 wrong.push(format!(
                     "r{}c{} {:?} read {digit}{style} ({:.2}; next {runner_up} {:.2})",
@@ -285,12 +371,19 @@ pub fn evaluate(pipeline: &mut PhotoPipeline, samples: &[&Sample]) -> Score {
         if wrong.is_empty() {
             score.perfect += 1;
         } else {
-            score.failures.push(format!("{name}{corner_note}: {}", wrong.join(", ")));
+            score
+                .failures
+                .push(format!("{name}{corner_note}: {}", wrong.join(", ")));
             let mut gray = opencv::core::Mat::default();
-            if opencv::imgproc::cvt_color(&image, &mut gray, opencv::imgproc::COLOR_BGR2GRAY, 0).is_ok()
-                && let Ok(rectified) = sudoku_ar::cells::rectify(&gray, &puzzle.quad)
+            if opencv::imgproc::cvt_color(&image, &mut gray, opencv::imgproc::COLOR_BGR2GRAY, 0)
+                .is_ok()
+                && let Ok(rectified) = sudoku_ar::recognize::cells::rectify(&gray, &puzzle.quad)
             {
-                score.failed_grids.push(FailedGrid { name, rectified, wrong_cells });
+                score.failed_grids.push(FailedGrid {
+                    name,
+                    rectified,
+                    wrong_cells,
+                });
             }
         }
         score.solved += puzzle.solution.is_some() as usize;

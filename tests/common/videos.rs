@@ -50,7 +50,12 @@ pub fn videos() -> Vec<String> {
         .map(|entries| {
             entries
                 .filter_map(|e| e.ok())
-                .filter_map(|e| e.file_name().to_str()?.strip_suffix(".truth.jsonl").map(String::from))
+                .filter_map(|e| {
+                    e.file_name()
+                        .to_str()?
+                        .strip_suffix(".truth.jsonl")
+                        .map(String::from)
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -60,7 +65,9 @@ pub fn videos() -> Vec<String> {
 
 pub fn read_lines<T: for<'de> Deserialize<'de>>(path: &Path) -> Vec<T> {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}: {l}", path.display()))).collect()
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}: {l}", path.display())))
+        .collect()
 }
 
 pub fn truth(name: &str) -> Vec<TruthFrame> {
@@ -109,28 +116,45 @@ impl VideoScore {
     pub fn right_share(&self) -> f64 {
         let after: u64 = self.appearances.iter().map(|a| a.after_lock).sum();
         let right: u64 = self.appearances.iter().map(|a| a.right_after_lock).sum();
-        if after == 0 { 0.0 } else { right as f64 / after as f64 }
+        if after == 0 {
+            0.0
+        } else {
+            right as f64 / after as f64
+        }
     }
 }
 
 /// Scores a replay's lines against the truth.
 pub fn score(truth: &[TruthFrame], seen: &[SeenFrame]) -> VideoScore {
     let seen_at: BTreeMap<u64, &SeenFrame> = seen.iter().map(|s| (s.frame, s)).collect();
-    let mut score = VideoScore { frames: truth.len() as u64, ..VideoScore::default() };
+    let mut score = VideoScore {
+        frames: truth.len() as u64,
+        ..VideoScore::default()
+    };
     // A frame's drawn solution, when it is the solution of truth puzzle `p` within `within`.
     let drawn_right = |frame: u64, p: &TruthPuzzle, within: f64| -> bool {
-        seen_at.get(&frame).and_then(|s| s.puzzle.as_ref()).is_some_and(|s| {
-            s.solution.as_deref() == Some(p.solution.as_str()) && corner_error(&s.corners, &p.corners) <= within
-        })
+        seen_at
+            .get(&frame)
+            .and_then(|s| s.puzzle.as_ref())
+            .is_some_and(|s| {
+                s.solution.as_deref() == Some(p.solution.as_str())
+                    && corner_error(&s.corners, &p.corners) <= within
+            })
     };
     for t in truth {
-        let drawn = seen_at.get(&t.frame).and_then(|s| s.puzzle.as_ref()).filter(|p| p.solution.is_some());
+        let drawn = seen_at
+            .get(&t.frame)
+            .and_then(|s| s.puzzle.as_ref())
+            .filter(|p| p.solution.is_some());
         let Some(d) = drawn else { continue };
         if t.puzzles.is_empty() {
             score.phantom_frames.push(t.frame);
             continue;
         }
-        let matching = t.puzzles.iter().find(|p| d.solution.as_deref() == Some(p.solution.as_str()));
+        let matching = t
+            .puzzles
+            .iter()
+            .find(|p| d.solution.as_deref() == Some(p.solution.as_str()));
         match matching {
             Some(p) => {
                 let e = corner_error(&d.corners, &p.corners);
@@ -148,7 +172,11 @@ pub fn score(truth: &[TruthFrame], seen: &[SeenFrame]) -> VideoScore {
     let mut locked: BTreeMap<String, bool> = BTreeMap::new();
     for t in truth {
         let present: Vec<&str> = t.puzzles.iter().map(|p| p.id.as_str()).collect();
-        let gone: Vec<String> = open.keys().filter(|id| !present.contains(&id.as_str())).cloned().collect();
+        let gone: Vec<String> = open
+            .keys()
+            .filter(|id| !present.contains(&id.as_str()))
+            .cloned()
+            .collect();
         for id in gone {
             score.appearances.extend(open.remove(&id));
             locked.remove(&id);

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::grid::Grid;
 
 /// The model trained by `models/train.py`, built into the binary so that it runs from anywhere.
-pub static BUILTIN_MODEL: &[u8] = include_bytes!("../models/digits.onnx");
+pub static BUILTIN_MODEL: &[u8] = include_bytes!("../../models/digits.onnx");
 /// What a cell can hold: 0 for empty, 1 to 9 for the digits.
 pub const CLASSES: usize = 10;
 /// A model with this many outputs also tells printed from handwritten digits: 0 empty, 1-9
@@ -42,7 +42,12 @@ pub struct GridReading(pub Vec<CellReading>);
 impl GridReading {
     /// Whether every digit was read with some confidence; a turned or misframed grid is not.
     pub fn is_confident(&self) -> bool {
-        let digits: Vec<f32> = self.0.iter().filter(|c| c.digit != 0).map(|c| c.confidence).collect();
+        let digits: Vec<f32> = self
+            .0
+            .iter()
+            .filter(|c| c.digit != 0)
+            .map(|c| c.confidence)
+            .collect();
         let mean = digits.iter().sum::<f32>() / digits.len().max(1) as f32;
         !digits.is_empty() && mean >= 0.85 && digits.iter().all(|&c| c >= 0.4)
     }
@@ -74,7 +79,18 @@ impl GridReading {
 
 /// Mean log-probability of the chosen classes of `cells`; see [`GridReading::plausibility`].
 pub fn plausibility(cells: &[CellReading]) -> f32 {
-    cells.iter().map(|c| c.confidence.max(1e-6).ln()).sum::<f32>() / cells.len().max(1) as f32
+    cells
+        .iter()
+        .map(|c| c.confidence.max(1e-6).ln())
+        .sum::<f32>()
+        / cells.len().max(1) as f32
+}
+
+/// The likeliest class of a cell's probabilities or log-likelihoods.
+pub fn argmax(values: &[f32; CLASSES]) -> usize {
+    (0..CLASSES)
+        .max_by(|&a, &b| values[a].total_cmp(&values[b]))
+        .unwrap_or(0)
 }
 
 /// The digit model, ready to run.
@@ -90,15 +106,24 @@ impl DigitReader {
 
     /// Loads a model from an `.onnx` file.
     pub fn from_file(path: &Path) -> Result<Self> {
-        let bytes = std::fs::read(path).map_err(|e| Error::Model { path: path.into(), reason: e.to_string() })?;
+        let bytes = std::fs::read(path).map_err(|e| Error::Model {
+            path: path.into(),
+            reason: e.to_string(),
+        })?;
         Self::from_bytes(&bytes, path)
     }
 
     fn from_bytes(bytes: &[u8], name: &Path) -> Result<Self> {
         let environment = environment()?;
-        let model_error = |e: ort::Error| Error::Model { path: name.into(), reason: e.to_string() };
+        let model_error = |e: ort::Error| Error::Model {
+            path: name.into(),
+            reason: e.to_string(),
+        };
         let session = Session::builder(environment)
-            .and_then(|b| b.with_optimization_level(GraphOptimizationLevel::Level3).map_err(Into::into))
+            .and_then(|b| {
+                b.with_optimization_level(GraphOptimizationLevel::Level3)
+                    .map_err(Into::into)
+            })
             .and_then(|b| b.with_intra_threads(1).map_err(Into::into))
             .map_err(model_error)?
             .commit_from_memory(bytes)
@@ -129,7 +154,7 @@ impl DigitReader {
             .collect())
     }
 
-    /// Reads a whole grid: the 81 cells from [`crate::cells::cell_batch`].
+    /// Reads a whole grid: the 81 cells from [`crate::recognize::cells::cell_batch`].
     pub fn read_grid(&mut self, cells: ArrayView4<f32>) -> Result<GridReading> {
         Ok(GridReading(self.read(cells)?))
     }
@@ -140,7 +165,13 @@ fn reading_from_logits(logits: &[f32]) -> CellReading {
     let mut p: Vec<f32> = logits.iter().map(|&l| (l - max).exp()).collect();
     let sum: f32 = p.iter().sum();
     p.iter_mut().for_each(|v| *v /= sum);
-    let handwritten_of = |d: usize| if p.len() == CLASSES_WITH_STYLE && d > 0 { p[d + 9] } else { 0.0 };
+    let handwritten_of = |d: usize| {
+        if p.len() == CLASSES_WITH_STYLE && d > 0 {
+            p[d + 9]
+        } else {
+            0.0
+        }
+    };
     let probabilities: [f32; CLASSES] = std::array::from_fn(|d| p[d] + handwritten_of(d));
     let mut as_clue: [f32; CLASSES] = std::array::from_fn(|d| p[d]);
     as_clue[0] += (1..CLASSES).map(handwritten_of).sum::<f32>();
@@ -150,17 +181,26 @@ fn reading_from_logits(logits: &[f32]) -> CellReading {
         .max_by(|a, b| a.1.total_cmp(b.1))
         .unwrap_or((0, &0.0));
     let handwritten = digit > 0 && handwritten_of(digit) > p[digit];
-    CellReading { digit: digit as u8, handwritten, confidence, probabilities, as_clue }
+    CellReading {
+        digit: digit as u8,
+        handwritten,
+        confidence,
+        probabilities,
+        as_clue,
+    }
 }
 
 /// ONNX Runtime's one environment per process, loaded on first use from the first library
 /// found by [`runtime_candidates`].
 fn environment() -> Result<&'static ort::environment::Environment> {
-    static ENVIRONMENT: OnceLock<std::result::Result<ort::environment::Environment, String>> = OnceLock::new();
+    static ENVIRONMENT: OnceLock<std::result::Result<ort::environment::Environment, String>> =
+        OnceLock::new();
     ENVIRONMENT
         .get_or_init(load_environment)
         .as_ref()
-        .map_err(|reason| Error::Runtime { reason: reason.clone() })
+        .map_err(|reason| Error::Runtime {
+            reason: reason.clone(),
+        })
 }
 
 fn load_environment() -> std::result::Result<ort::environment::Environment, String> {
@@ -171,7 +211,10 @@ fn load_environment() -> std::result::Result<ort::environment::Environment, Stri
     };
     tracing::debug!(path = %path.display(), "loading ONNX Runtime");
     let builder = ort::init_from(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    builder.with_name("sudoku-ar").build().map_err(|e| format!("{}: {e}", path.display()))
+    builder
+        .with_name("sudoku-ar")
+        .build()
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Where the ONNX Runtime library is looked for, in order: `ORT_DYLIB_PATH` when set (and then
@@ -183,14 +226,21 @@ pub fn runtime_candidates() -> Vec<PathBuf> {
         return vec![PathBuf::from(path)];
     }
     let mut candidates = Vec::new();
-    if let Some(dir) = std::env::current_exe().ok().and_then(|exe| exe.parent().map(Path::to_path_buf)) {
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf))
+    {
         candidates.push(dir.join(NAME));
         // target/release/sudoku-ar and target/debug/deps/<test> both sit below target/.
         for up in dir.ancestors().skip(1).take(2) {
             candidates.push(up.join("onnxruntime").join(NAME));
         }
     }
-    candidates.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("target/onnxruntime").join(NAME));
+    candidates.push(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("target/onnxruntime")
+            .join(NAME),
+    );
     candidates
 }
 

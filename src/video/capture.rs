@@ -14,8 +14,8 @@ use opencv::core::Mat;
 use opencv::prelude::*;
 use opencv::videoio::{self, VideoCapture};
 
+use crate::error::io_reason;
 use crate::error::{Error, Result};
-use crate::photo::io_reason;
 
 /// One picture from the source.
 pub struct Frame {
@@ -56,10 +56,19 @@ impl VideoFile {
     /// Opens `path` and decodes its first frame, so that a file that is no video fails here,
     /// with a message naming it. `looping` starts over at the end.
     pub fn open(path: &Path, looping: bool) -> Result<VideoFile> {
-        let video_error = |reason: &str| Error::Video { path: path.into(), reason: reason.into() };
-        let meta = std::fs::metadata(path).map_err(|e| Error::Unreadable { path: path.into(), reason: io_reason(&e) })?;
+        let video_error = |reason: &str| Error::Video {
+            path: path.into(),
+            reason: reason.into(),
+        };
+        let meta = std::fs::metadata(path).map_err(|e| Error::Unreadable {
+            path: path.into(),
+            reason: io_reason(&e),
+        })?;
         if meta.is_dir() {
-            return Err(Error::Unreadable { path: path.into(), reason: "is a directory".into() });
+            return Err(Error::Unreadable {
+                path: path.into(),
+                reason: "is a directory".into(),
+            });
         }
         if meta.len() == 0 {
             return Err(video_error("empty file, not a video"));
@@ -67,18 +76,26 @@ impl VideoFile {
         let mut capture = VideoCapture::from_file(path, videoio::CAP_FFMPEG)
             .map_err(|e| video_error(&format!("cannot open as video: {}", e.message)))?;
         if !capture.is_opened()? {
-            return Err(video_error("not a video OpenCV can decode (corrupt, or not a video file)"));
+            return Err(video_error(
+                "not a video OpenCV can decode (corrupt, or not a video file)",
+            ));
         }
         let mut first = Mat::default();
         if !capture.read(&mut first).unwrap_or(false) || first.empty() {
-            return Err(video_error("no frame could be decoded (corrupt or empty video)"));
+            return Err(video_error(
+                "no frame could be decoded (corrupt or empty video)",
+            ));
         }
         let fps = capture.get(videoio::CAP_PROP_FPS).unwrap_or(0.0);
         let count = capture.get(videoio::CAP_PROP_FRAME_COUNT).unwrap_or(0.0);
         Ok(VideoFile {
             path: path.into(),
             capture,
-            fps: if fps.is_finite() && fps > 0.0 { fps } else { 30.0 },
+            fps: if fps.is_finite() && fps > 0.0 {
+                fps
+            } else {
+                30.0
+            },
             frame_count: (count.is_finite() && count >= 1.0).then_some(count as u64),
             looping,
             read: 0,
@@ -103,7 +120,10 @@ impl FrameSource for VideoFile {
         {
             return Err(Error::Video {
                 path: self.path.clone(),
-                reason: format!("truncated or corrupt: only {} of {expected} frames could be decoded", self.read),
+                reason: format!(
+                    "truncated or corrupt: only {} of {expected} frames could be decoded",
+                    self.read
+                ),
             });
         }
         if self.looping && self.read > 0 {
@@ -140,7 +160,11 @@ pub struct Camera {
 pub fn cameras_present() -> String {
     match nokhwa::query(nokhwa::utils::ApiBackend::Auto) {
         Ok(list) if list.is_empty() => "none".into(),
-        Ok(list) => list.iter().map(|c| format!("{}: {}", c.index(), c.human_name())).collect::<Vec<_>>().join(", "),
+        Ok(list) => list
+            .iter()
+            .map(|c| format!("{}: {}", c.index(), c.human_name()))
+            .collect::<Vec<_>>()
+            .join(", "),
         Err(e) => format!("none found ({e})"),
     }
 }
@@ -149,21 +173,30 @@ impl Camera {
     /// Opens camera `index`, at the resolution closest to `resolution` when given.
     pub fn open(index: u32, resolution: Option<(u32, u32)>) -> Result<Camera> {
         use nokhwa::pixel_format::RgbFormat;
-        use nokhwa::utils::{CameraFormat, CameraIndex, FrameFormat, RequestedFormat, RequestedFormatType, Resolution};
-        let requested = match resolution {
-            Some((w, h)) => RequestedFormat::new::<RgbFormat>(RequestedFormatType::Closest(CameraFormat::new(
-                Resolution::new(w, h),
-                FrameFormat::MJPEG,
-                30,
-            ))),
-            None => RequestedFormat::new::<RgbFormat>(RequestedFormatType::AbsoluteHighestFrameRate),
+        use nokhwa::utils::{
+            CameraFormat, CameraIndex, FrameFormat, RequestedFormat, RequestedFormatType,
+            Resolution,
         };
-        let mut camera = nokhwa::Camera::new(CameraIndex::Index(index), requested)
-            .map_err(|e| {
+        let requested = match resolution {
+            Some((w, h)) => RequestedFormat::new::<RgbFormat>(RequestedFormatType::Closest(
+                CameraFormat::new(Resolution::new(w, h), FrameFormat::MJPEG, 30),
+            )),
+            None => {
+                RequestedFormat::new::<RgbFormat>(RequestedFormatType::AbsoluteHighestFrameRate)
+            }
+        };
+        let mut camera =
+            nokhwa::Camera::new(CameraIndex::Index(index), requested).map_err(|e| {
                 tracing::debug!("opening camera {index}: {e}");
-                Error::NoCamera { index, present: cameras_present() }
+                Error::NoCamera {
+                    index,
+                    present: cameras_present(),
+                }
             })?;
-        camera.open_stream().map_err(|e| Error::Camera { index, reason: format!("cannot start streaming: {e}") })?;
+        camera.open_stream().map_err(|e| Error::Camera {
+            index,
+            reason: format!("cannot start streaming: {e}"),
+        })?;
         Ok(Camera { index, camera })
     }
 }
@@ -171,14 +204,20 @@ impl Camera {
 impl FrameSource for Camera {
     fn next_frame(&mut self) -> Result<Option<Mat>> {
         use nokhwa::pixel_format::RgbFormat;
-        let lost = |e: nokhwa::NokhwaError| Error::Camera { index: self.index, reason: format!("stopped delivering frames: {e}") };
+        let lost = |e: nokhwa::NokhwaError| Error::Camera {
+            index: self.index,
+            reason: format!("stopped delivering frames: {e}"),
+        };
         let buffer = self.camera.frame().map_err(lost)?;
         let rgb = buffer.decode_image::<RgbFormat>().map_err(lost)?;
         let (w, h) = (rgb.width() as i32, rgb.height() as i32);
         let flat = Mat::from_slice(rgb.as_raw())?;
         let rgb_mat = flat.reshape(3, h)?;
         if rgb_mat.cols() != w {
-            return Err(Error::Camera { index: self.index, reason: "frame has an unexpected size".into() });
+            return Err(Error::Camera {
+                index: self.index,
+                reason: "frame has an unexpected size".into(),
+            });
         }
         let mut bgr = Mat::default();
         opencv::imgproc::cvt_color(&rgb_mat, &mut bgr, opencv::imgproc::COLOR_RGB2BGR, 0)?;
@@ -239,7 +278,11 @@ pub fn run(
     max_frames: Option<u64>,
     stop: &AtomicBool,
 ) -> CaptureReport {
-    let mut report = CaptureReport { frames: 0, dropped: 0, end: CaptureEnd::Finished };
+    let mut report = CaptureReport {
+        frames: 0,
+        dropped: 0,
+        end: CaptureEnd::Finished,
+    };
     let interval = Duration::from_secs_f64(1.0 / source.fps());
     let started = Instant::now();
     loop {
@@ -262,7 +305,12 @@ pub fn run(
                 break;
             }
         };
-        let frame = Frame { index: report.frames, image, captured: Instant::now(), decode: start.elapsed() };
+        let frame = Frame {
+            index: report.frames,
+            image,
+            captured: Instant::now(),
+            decode: start.elapsed(),
+        };
         report.frames += 1;
         if !hand_on(frame, to, drain, pacing, &mut report.dropped) {
             report.end = CaptureEnd::Stopped;
@@ -274,7 +322,13 @@ pub fn run(
 }
 
 /// Sends `frame`; false when the consumer has gone.
-fn hand_on(frame: Frame, to: &Sender<Frame>, drain: &Receiver<Frame>, pacing: Pacing, dropped: &mut u64) -> bool {
+fn hand_on(
+    frame: Frame,
+    to: &Sender<Frame>,
+    drain: &Receiver<Frame>,
+    pacing: Pacing,
+    dropped: &mut u64,
+) -> bool {
     match pacing {
         Pacing::EveryFrame => to.send(frame).is_ok(),
         Pacing::NewestWins => {
@@ -322,11 +376,23 @@ mod tests {
         let (tx, rx) = crossbeam_channel::bounded(2);
         let stop = AtomicBool::new(false);
         let drain = rx.clone();
-        let consumer = std::thread::spawn(move || rx.iter().map(|f: Frame| f.index).collect::<Vec<_>>());
-        let report = run(&mut Counter(0), &tx, &drain, Pacing::EveryFrame, false, None, &stop);
+        let consumer =
+            std::thread::spawn(move || rx.iter().map(|f: Frame| f.index).collect::<Vec<_>>());
+        let report = run(
+            &mut Counter(0),
+            &tx,
+            &drain,
+            Pacing::EveryFrame,
+            false,
+            None,
+            &stop,
+        );
         drop((tx, drain));
         assert_eq!(consumer.join().unwrap(), (0..50).collect::<Vec<_>>());
-        assert_eq!((report.frames, report.dropped, report.end), (50, 0, CaptureEnd::Finished));
+        assert_eq!(
+            (report.frames, report.dropped, report.end),
+            (50, 0, CaptureEnd::Finished)
+        );
     }
 
     #[test]
@@ -334,7 +400,15 @@ mod tests {
         let (tx, rx) = crossbeam_channel::bounded(1);
         let stop = AtomicBool::new(false);
         // Nobody reads until capture is done: all but the last frame are dropped.
-        let report = run(&mut Counter(0), &tx, &rx, Pacing::NewestWins, false, None, &stop);
+        let report = run(
+            &mut Counter(0),
+            &tx,
+            &rx,
+            Pacing::NewestWins,
+            false,
+            None,
+            &stop,
+        );
         assert_eq!((report.frames, report.dropped), (50, 49));
         assert_eq!(rx.try_recv().map(|f| f.index).ok(), Some(49));
     }
@@ -343,7 +417,15 @@ mod tests {
     fn stops_at_the_frame_limit() {
         let (tx, rx) = crossbeam_channel::bounded(100);
         let stop = AtomicBool::new(false);
-        let report = run(&mut Counter(0), &tx, &rx, Pacing::EveryFrame, false, Some(10), &stop);
+        let report = run(
+            &mut Counter(0),
+            &tx,
+            &rx,
+            Pacing::EveryFrame,
+            false,
+            Some(10),
+            &stop,
+        );
         assert_eq!((report.frames, report.end), (10, CaptureEnd::Stopped));
     }
 }

@@ -20,7 +20,7 @@ use std::collections::BinaryHeap;
 use std::time::{Duration, Instant};
 
 use crate::grid::Grid;
-use crate::read::CLASSES;
+use crate::recognize::read::{CLASSES, argmax};
 use crate::solve::{SolveError, solve};
 
 /// One cell whose reading was changed.
@@ -49,10 +49,18 @@ pub struct Budget {
 
 impl Budget {
     /// For a still photo: one reading, one chance; at most 5 ms.
-    pub const PHOTO: Budget = Budget { solver_calls: 600, time: Duration::from_millis(5), margin: 1.6 };
+    pub const PHOTO: Budget = Budget {
+        solver_calls: 600,
+        time: Duration::from_millis(5),
+        margin: 1.6,
+    };
     /// For a video frame: the evidence of a few frames summed, so likelihoods are sharper and
     /// the margin asked is larger; a doubtful puzzle is simply read again next frame.
-    pub const FRAME: Budget = Budget { solver_calls: 300, time: Duration::from_millis(2), margin: 3.0 };
+    pub const FRAME: Budget = Budget {
+        solver_calls: 300,
+        time: Duration::from_millis(2),
+        margin: 3.0,
+    };
 }
 
 /// Changes from the reading, at most, in one decoded puzzle.
@@ -100,7 +108,7 @@ pub enum Verdict {
 /// read, which corrections are reported against; `allowed` says which cells may change.
 ///
 /// ```
-/// use sudoku_ar::decode::{decode, Budget, Verdict};
+/// use sudoku_ar::recognize::decode::{decode, Budget, Verdict};
 /// use sudoku_ar::grid::Grid;
 /// let truth: Grid = "000000010400000000020000000000050407008000300001090000300400200050100000000806000"
 ///     .parse().unwrap();
@@ -120,7 +128,12 @@ pub enum Verdict {
 ///     other => panic!("{other:?}"),
 /// }
 /// ```
-pub fn decode(read: &Grid, log_likelihoods: &[[f32; CLASSES]], allowed: impl Fn(usize) -> bool, budget: Budget) -> Verdict {
+pub fn decode(
+    read: &Grid,
+    log_likelihoods: &[[f32; CLASSES]],
+    allowed: impl Fn(usize) -> bool,
+    budget: Budget,
+) -> Verdict {
     let started = Instant::now();
     let cells = log_likelihoods.len().min(81);
     let mut base = Grid::EMPTY;
@@ -159,7 +172,9 @@ pub fn decode(read: &Grid, log_likelihoods: &[[f32; CLASSES]], allowed: impl Fn(
             break;
         }
         changes.push_successors(&options, &mut heap);
-        let Some(clues) = changes.apply(&base, &options) else { continue };
+        let Some(clues) = changes.apply(&base, &options) else {
+            continue;
+        };
         calls += 1;
         if let Ok(solution) = solve(&clues) {
             match best {
@@ -167,7 +182,15 @@ pub fn decode(read: &Grid, log_likelihoods: &[[f32; CLASSES]], allowed: impl Fn(
                 // Clues that differ but solve the same way draw the same digits: no rival.
                 Some((.., best_solution)) if best_solution == solution => {}
                 Some((best_cost, best_clues, best_solution)) => {
-                    return verdict(read, best_clues, best_solution, best_cost, cost - best_cost, Some(clues), budget);
+                    return verdict(
+                        read,
+                        best_clues,
+                        best_solution,
+                        best_cost,
+                        cost - best_cost,
+                        Some(clues),
+                        budget,
+                    );
                 }
             }
         }
@@ -179,17 +202,44 @@ pub fn decode(read: &Grid, log_likelihoods: &[[f32; CLASSES]], allowed: impl Fn(
     // Sets of options left out cost at least this: the search vouches for nothing beyond.
     let searched_to = searched_to.min(complete_to);
     match best {
-        Some((cost, clues, solution)) => verdict(read, clues, solution, cost, (searched_to - cost).max(0.0), None, budget),
+        Some((cost, clues, solution)) => verdict(
+            read,
+            clues,
+            solution,
+            cost,
+            (searched_to - cost).max(0.0),
+            None,
+            budget,
+        ),
         None => Verdict::Failed(first_error.unwrap_or(SolveError::Unsolvable)),
     }
 }
 
-fn verdict(read: &Grid, clues: Grid, solution: Grid, cost: f32, margin: f32, runner_up: Option<Grid>, budget: Budget) -> Verdict {
+fn verdict(
+    read: &Grid,
+    clues: Grid,
+    solution: Grid,
+    cost: f32,
+    margin: f32,
+    runner_up: Option<Grid>,
+    budget: Budget,
+) -> Verdict {
     let corrections: Vec<Correction> = (0..81)
         .filter(|&cell| clues.0[cell] != read.0[cell])
-        .map(|cell| Correction { cell, read: read.0[cell], now: clues.0[cell] })
+        .map(|cell| Correction {
+            cell,
+            read: read.0[cell],
+            now: clues.0[cell],
+        })
         .collect();
-    let decoded = Decoded { clues, solution, corrections, cost, margin, runner_up };
+    let decoded = Decoded {
+        clues,
+        solution,
+        corrections,
+        cost,
+        margin,
+        runner_up,
+    };
     if decoded.margin >= budget.margin {
         Verdict::Solved(decoded)
     } else {
@@ -208,7 +258,11 @@ struct Change {
 /// Every change worth considering, cheapest first, and the cost up to which sets of them cover
 /// every possible set of changes: any set with an option left out, or with more than
 /// [`MAX_CHANGES`] changes, costs at least that much.
-fn options(base: &Grid, log_likelihoods: &[[f32; CLASSES]], allowed: &impl Fn(usize) -> bool) -> (Vec<Change>, f32) {
+fn options(
+    base: &Grid,
+    log_likelihoods: &[[f32; CLASSES]],
+    allowed: &impl Fn(usize) -> bool,
+) -> (Vec<Change>, f32) {
     let mut options: Vec<Change> = Vec::new();
     let mut complete_to = MAX_COST;
     for (cell, l) in log_likelihoods.iter().take(81).enumerate() {
@@ -222,7 +276,11 @@ fn options(base: &Grid, log_likelihoods: &[[f32; CLASSES]], allowed: &impl Fn(us
                 continue;
             }
             if cost <= MAX_COST && cost.is_finite() {
-                options.push(Change { cell: cell as u8, class: class as u8, cost });
+                options.push(Change {
+                    cell: cell as u8,
+                    class: class as u8,
+                    cost,
+                });
             }
         }
     }
@@ -247,7 +305,11 @@ struct Changes {
 
 impl Changes {
     fn one(cost: f32) -> Changes {
-        Changes { cost, picked: [0; MAX_CHANGES], len: 1 }
+        Changes {
+            cost,
+            picked: [0; MAX_CHANGES],
+            len: 1,
+        }
     }
 
     fn cost(&self) -> f32 {
@@ -262,7 +324,9 @@ impl Changes {
     /// option moved on to the next. Every set is reached exactly once, in order of cost.
     fn push_successors(&self, options: &[Change], heap: &mut BinaryHeap<Reverse<Changes>>) {
         let next = self.last() + 1;
-        let Some(option) = options.get(next) else { return };
+        let Some(option) = options.get(next) else {
+            return;
+        };
         if (self.len as usize) < MAX_CHANGES {
             let mut added = *self;
             added.picked[self.len as usize] = next as u8;
@@ -303,19 +367,18 @@ impl PartialOrd for Changes {
 
 impl Ord for Changes {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.cost.total_cmp(&other.cost).then_with(|| self.picked[..self.len as usize].cmp(&other.picked[..other.len as usize]))
+        self.cost
+            .total_cmp(&other.cost)
+            .then_with(|| self.picked[..self.len as usize].cmp(&other.picked[..other.len as usize]))
     }
-}
-
-fn argmax(values: &[f32; CLASSES]) -> usize {
-    (0..CLASSES).max_by(|&a, &b| values[a].total_cmp(&values[b])).unwrap_or(0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const PUZZLE: &str = "000000010400000000020000000000050407008000300001090000300400200050100000000806000";
+    const PUZZLE: &str =
+        "000000010400000000020000000000050407008000300001090000300400200050100000000806000";
 
     /// Log-likelihoods of a cell read surely as `digit`.
     fn sure(digit: u8) -> [f32; CLASSES] {
@@ -349,7 +412,12 @@ mod tests {
 
     #[test]
     fn a_sure_reading_that_solves_stands() {
-        let d = solved(decode(&truth(), &readings_of(&truth()), |_| true, Budget::PHOTO));
+        let d = solved(decode(
+            &truth(),
+            &readings_of(&truth()),
+            |_| true,
+            Budget::PHOTO,
+        ));
         assert_eq!((d.clues, d.corrections.len(), d.cost), (truth(), 0, 0.0));
         assert!(d.margin >= Budget::PHOTO.margin);
     }
@@ -361,7 +429,14 @@ mod tests {
         let mut ll = readings_of(&read);
         ll[7] = torn(7, 1, 0.8);
         let d = solved(decode(&read, &ll, |_| true, Budget::PHOTO));
-        assert_eq!(d.corrections, vec![Correction { cell: 7, read: 7, now: 1 }]);
+        assert_eq!(
+            d.corrections,
+            vec![Correction {
+                cell: 7,
+                read: 7,
+                now: 1
+            }]
+        );
         assert_eq!(d.clues, truth());
     }
 
@@ -374,7 +449,14 @@ mod tests {
         let mut ll = readings_of(&read);
         ll[9] = torn(0, 4, 0.99);
         let d = solved(decode(&read, &ll, |_| true, Budget::PHOTO));
-        assert_eq!(d.corrections, vec![Correction { cell: 9, read: 0, now: 4 }]);
+        assert_eq!(
+            d.corrections,
+            vec![Correction {
+                cell: 9,
+                read: 0,
+                now: 4
+            }]
+        );
     }
 
     #[test]
@@ -385,7 +467,10 @@ mod tests {
         let mut ll = readings_of(&read);
         ll[7] = torn(7, 1, 0.9);
         ll[9] = torn(0, 4, 0.95);
-        assert_eq!(solved(decode(&read, &ll, |_| true, Budget::PHOTO)).clues, truth());
+        assert_eq!(
+            solved(decode(&read, &ll, |_| true, Budget::PHOTO)).clues,
+            truth()
+        );
     }
 
     #[test]
@@ -403,7 +488,10 @@ mod tests {
         for digit in [3, 7] {
             let mut one = read;
             one.0[55] = digit;
-            assert!(solve(&one).is_ok(), "the premise: {digit} in cell 55 gives one solution");
+            assert!(
+                solve(&one).is_ok(),
+                "the premise: {digit} in cell 55 gives one solution"
+            );
         }
         match decode(&read, &ll, |_| true, Budget::PHOTO) {
             Verdict::Uncertain(d) => assert!(d.margin < 0.01 && d.runner_up.is_some(), "{d:?}"),
@@ -427,14 +515,22 @@ mod tests {
         read.0[7] = 7;
         let mut ll = readings_of(&read);
         ll[7] = torn(7, 1, 0.8);
-        assert!(matches!(decode(&read, &ll, |cell| cell != 7, Budget::PHOTO), Verdict::Failed(_) | Verdict::Uncertain(_)));
+        assert!(matches!(
+            decode(&read, &ll, |cell| cell != 7, Budget::PHOTO),
+            Verdict::Failed(_) | Verdict::Uncertain(_)
+        ));
     }
 
     #[test]
     fn reports_the_readings_own_error_when_nothing_can_be_changed() {
         let mut read = truth();
         read.0[1] = 1; // row 0 holds a 1 already, in cell 7
-        match decode(&read, &readings_of(&read), |cell| cell != 1 && cell != 7, Budget::PHOTO) {
+        match decode(
+            &read,
+            &readings_of(&read),
+            |cell| cell != 1 && cell != 7,
+            Budget::PHOTO,
+        ) {
             Verdict::Failed(SolveError::Invalid { digit: 1, .. }) => {}
             other => panic!("{other:?}"),
         }
@@ -446,7 +542,15 @@ mod tests {
     #[test]
     fn enumerates_sets_of_changes_in_order_of_cost_each_once() {
         let costs = [0.1f32, 0.2, 0.25, 0.7, 1.0];
-        let options: Vec<Change> = costs.iter().enumerate().map(|(i, &cost)| Change { cell: i as u8, class: 1, cost }).collect();
+        let options: Vec<Change> = costs
+            .iter()
+            .enumerate()
+            .map(|(i, &cost)| Change {
+                cell: i as u8,
+                class: 1,
+                cost,
+            })
+            .collect();
         let mut heap = BinaryHeap::new();
         heap.push(Reverse(Changes::one(costs[0])));
         let mut seen = Vec::new();

@@ -12,8 +12,8 @@ use opencv::prelude::*;
 
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, warp};
-use crate::lines;
 use crate::raster::GrayView;
+use crate::recognize::lines;
 
 /// Side of one cell in the rectified grid, in pixels, and of the digit model's input.
 pub const CELL: i32 = 32;
@@ -24,8 +24,14 @@ pub const GRID: i32 = 9 * CELL;
 pub fn rectify(gray: &Mat, quad: &Quad) -> Result<Mat> {
     let source = Source::new(gray, quad)?;
     let grid_px = Quad::UNIT.scaled(GRID as f64);
-    let rectified_from_source = Homography::from_quads(&source.quad, &grid_px).ok_or_else(degenerate)?;
-    Ok(warp(source.image(), &rectified_from_source, Size::new(GRID, GRID), true)?)
+    let rectified_from_source =
+        Homography::from_quads(&source.quad, &grid_px).ok_or_else(degenerate)?;
+    Ok(warp(
+        source.image(),
+        &rectified_from_source,
+        Size::new(GRID, GRID),
+        true,
+    )?)
 }
 
 /// A grid cut along its printed lines, as [`lines`] follows them.
@@ -42,17 +48,36 @@ pub struct Fitted {
 /// when the lines cannot be followed (then [`rectify`] is what there is).
 pub fn rectify_along_lines(gray: &Mat, quad: &Quad) -> Result<Option<Fitted>> {
     // The margin leaves room to search for the outer lines on both sides of where `quad` has them.
-    let layout = lines::Layout { cell: CELL as usize, margin: CELL as usize * 5 / 8 };
+    let layout = lines::Layout {
+        cell: CELL as usize,
+        margin: CELL as usize * 5 / 8,
+    };
     let source = Source::new(gray, quad)?;
     let side = layout.side() as f64;
-    let grid_in_layout = Quad::UNIT.scaled(9.0 * CELL as f64).translated(layout.margin as f64, layout.margin as f64);
-    let layout_from_source = Homography::from_quads(&source.quad, &grid_in_layout).ok_or_else(degenerate)?;
+    let grid_in_layout = Quad::UNIT
+        .scaled(9.0 * CELL as f64)
+        .translated(layout.margin as f64, layout.margin as f64);
+    let layout_from_source =
+        Homography::from_quads(&source.quad, &grid_in_layout).ok_or_else(degenerate)?;
     let source_from_layout = layout_from_source.inverse().ok_or_else(degenerate)?;
-    let margined = warp(source.image(), &layout_from_source, Size::new(side as i32, side as i32), true)?;
-    let Some(crossings) = lines::find_crossings(&margined, layout)? else { return Ok(None) };
+    let margined = warp(
+        source.image(),
+        &layout_from_source,
+        Size::new(side as i32, side as i32),
+        true,
+    )?;
+    let Some(crossings) = lines::find_crossings(&margined, layout)? else {
+        return Ok(None);
+    };
 
     // Each output pixel, in grid cells, is placed between its cell's four crossings.
-    let zeros = || Mat::new_size_with_default(Size::new(GRID, GRID), opencv::core::CV_32FC1, opencv::core::Scalar::all(0.0));
+    let zeros = || {
+        Mat::new_size_with_default(
+            Size::new(GRID, GRID),
+            opencv::core::CV_32FC1,
+            opencv::core::Scalar::all(0.0),
+        )
+    };
     let (mut map_x, mut map_y) = (zeros()?, zeros()?);
     for y in 0..GRID {
         let gy = y as f64 / CELL as f64;
@@ -66,7 +91,8 @@ pub fn rectify_along_lines(gray: &Mat, quad: &Quad) -> Result<Option<Fitted>> {
             let u = gx - c as f64;
             let at = &crossings.at;
             let mix = |i: usize| {
-                (1.0 - v) * ((1.0 - u) * at[r][c][i] + u * at[r][c + 1][i]) + v * ((1.0 - u) * at[r + 1][c][i] + u * at[r + 1][c + 1][i])
+                (1.0 - v) * ((1.0 - u) * at[r][c][i] + u * at[r][c + 1][i])
+                    + v * ((1.0 - u) * at[r + 1][c][i] + u * at[r + 1][c + 1][i])
             };
             let [sx, sy] = source_from_layout.apply([mix(0), mix(1)]);
             *value = sx as f32;
@@ -110,7 +136,13 @@ impl<'a> Source<'a> {
     fn new(gray: &'a Mat, quad: &Quad) -> Result<Self> {
         let longest = quad.sides().into_iter().fold(0.0, f64::max);
         if longest <= 2.0 * GRID as f64 {
-            return Ok(Source { whole: gray, shrunk: None, offset: (0.0, 0.0), factor: (1.0, 1.0), quad: *quad });
+            return Ok(Source {
+                whole: gray,
+                shrunk: None,
+                offset: (0.0, 0.0),
+                factor: (1.0, 1.0),
+                quad: *quad,
+            });
         }
         let (region, offset) = region_around(gray, quad)?;
         let factor = 1.5 * GRID as f64 / longest;
@@ -120,9 +152,21 @@ impl<'a> Source<'a> {
         );
         let mut small = Mat::default();
         imgproc::resize(&region, &mut small, size, 0.0, 0.0, imgproc::INTER_AREA)?;
-        let factor = (size.width as f64 / region.cols() as f64, size.height as f64 / region.rows() as f64);
-        let quad = Quad(quad.0.map(|[x, y]| [(x - offset.0) * factor.0, (y - offset.1) * factor.1]));
-        Ok(Source { whole: gray, shrunk: Some(small), offset, factor, quad })
+        let factor = (
+            size.width as f64 / region.cols() as f64,
+            size.height as f64 / region.rows() as f64,
+        );
+        let quad = Quad(
+            quad.0
+                .map(|[x, y]| [(x - offset.0) * factor.0, (y - offset.1) * factor.1]),
+        );
+        Ok(Source {
+            whole: gray,
+            shrunk: Some(small),
+            offset,
+            factor,
+            quad,
+        })
     }
 
     fn image(&self) -> &Mat {
@@ -131,7 +175,10 @@ impl<'a> Source<'a> {
 
     /// A point of `image()` in the whole image's pixels.
     fn to_image(&self, [x, y]: [f64; 2]) -> [f64; 2] {
-        [x / self.factor.0 + self.offset.0, y / self.factor.1 + self.offset.1]
+        [
+            x / self.factor.0 + self.offset.0,
+            y / self.factor.1 + self.offset.1,
+        ]
     }
 }
 
@@ -154,7 +201,9 @@ fn region_around(gray: &Mat, quad: &Quad) -> Result<(Mat, (f64, f64))> {
 pub fn cell_batch(rectified: &Mat) -> Result<Array4<f32>> {
     let view = GrayView::new(rectified)?;
     let c = CELL as usize;
-    Ok(Array4::from_shape_fn((81, 1, c, c), |(i, _, y, x)| view.get((i % 9) * c + x, (i / 9) * c + y) as f32))
+    Ok(Array4::from_shape_fn((81, 1, c, c), |(i, _, y, x)| {
+        view.get((i % 9) * c + x, (i / 9) * c + y) as f32
+    }))
 }
 
 /// The cells `which` of a `[81, 1, CELL, CELL]` batch, each picture turned in place a quarter
@@ -181,7 +230,8 @@ mod tests {
 
     #[test]
     fn cells_come_out_row_by_row() {
-        let mut grid = Mat::new_rows_cols_with_default(GRID, GRID, CV_8UC1, Scalar::all(255.0)).unwrap();
+        let mut grid =
+            Mat::new_rows_cols_with_default(GRID, GRID, CV_8UC1, Scalar::all(255.0)).unwrap();
         // Darken cell (row 2, column 7) only.
         let rect = Rect::new(7 * CELL, 2 * CELL, CELL, CELL);
         imgproc::rectangle(&mut grid, rect, Scalar::all(0.0), -1, imgproc::LINE_8, 0).unwrap();
@@ -195,7 +245,8 @@ mod tests {
 
     #[test]
     fn cells_turn_as_opencv_turns_the_grid() {
-        let mut grid = Mat::new_rows_cols_with_default(GRID, GRID, CV_8UC1, Scalar::all(0.0)).unwrap();
+        let mut grid =
+            Mat::new_rows_cols_with_default(GRID, GRID, CV_8UC1, Scalar::all(0.0)).unwrap();
         for y in 0..GRID {
             for x in 0..GRID {
                 *grid.at_2d_mut::<u8>(y, x).unwrap() = ((x * 7 + y * 13) % 251) as u8;
@@ -204,7 +255,11 @@ mod tests {
         let batch = cell_batch(&grid).unwrap();
         let which = [0, 40, 80, 7];
         let turned = turned_cells(&batch, &which);
-        let codes = [opencv::core::ROTATE_90_CLOCKWISE, opencv::core::ROTATE_180, opencv::core::ROTATE_90_COUNTERCLOCKWISE];
+        let codes = [
+            opencv::core::ROTATE_90_CLOCKWISE,
+            opencv::core::ROTATE_180,
+            opencv::core::ROTATE_90_COUNTERCLOCKWISE,
+        ];
         for (t, code) in codes.into_iter().enumerate() {
             let mut whole = Mat::default();
             opencv::core::rotate(&grid, &mut whole, code).unwrap();
@@ -228,18 +283,39 @@ mod tests {
     fn rectify_straightens_a_tilted_square_and_shrinks_a_large_one() {
         for scale in [1.0, 6.0] {
             let side = (600.0 * scale) as i32;
-            let mut page = Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(255.0)).unwrap();
+            let mut page =
+                Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(255.0)).unwrap();
             let s = scale;
-            let quad = Quad([[100.0 * s, 80.0 * s], [500.0 * s, 120.0 * s], [480.0 * s, 520.0 * s], [90.0 * s, 500.0 * s]]);
+            let quad = Quad([
+                [100.0 * s, 80.0 * s],
+                [500.0 * s, 120.0 * s],
+                [480.0 * s, 520.0 * s],
+                [90.0 * s, 500.0 * s],
+            ]);
             // A dark dot at the grid's centre cell.
-            let centre = Homography::from_quads(&Quad::UNIT, &quad).unwrap().apply([0.5, 0.5]);
+            let centre = Homography::from_quads(&Quad::UNIT, &quad)
+                .unwrap()
+                .apply([0.5, 0.5]);
             let at = Point::new(centre[0] as i32, centre[1] as i32);
-            imgproc::circle(&mut page, at, (12.0 * s) as i32, Scalar::all(0.0), -1, imgproc::LINE_8, 0).unwrap();
+            imgproc::circle(
+                &mut page,
+                at,
+                (12.0 * s) as i32,
+                Scalar::all(0.0),
+                -1,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
             let rectified = rectify(&page, &quad).unwrap();
             assert_eq!((rectified.cols(), rectified.rows()), (GRID, GRID));
             let view = GrayView::new(&rectified).unwrap();
             let mid = (GRID / 2) as usize;
-            assert!(view.get(mid, mid) < 60, "scale {scale}: centre is {}", view.get(mid, mid));
+            assert!(
+                view.get(mid, mid) < 60,
+                "scale {scale}: centre is {}",
+                view.get(mid, mid)
+            );
             assert!(view.get(10, 10) > 200, "scale {scale}");
         }
     }

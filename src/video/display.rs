@@ -13,10 +13,10 @@ use opencv::prelude::*;
 use opencv::videoio::VideoWriter;
 use serde::Serialize;
 
+use crate::error::io_reason;
 use crate::error::{Error, Result};
 use crate::overlay;
-use crate::photo::io_reason;
-use crate::vision::{FrameView, LiveState, PuzzleView};
+use crate::video::vision::{FrameView, LiveState, PuzzleView};
 
 /// Rendered digit masks, one per solved puzzle: rendering is done once, warping every frame.
 #[derive(Default)]
@@ -28,7 +28,9 @@ impl Painter {
     /// Draws `view` onto `image`: the solution's digits when it is solved, else a thin outline
     /// of the grid being read (orange) or judged unsolvable (red).
     pub fn paint(&mut self, image: &mut Mat, view: &FrameView) -> Result<()> {
-        let Some(puzzle) = &view.puzzle else { return Ok(()) };
+        let Some(puzzle) = &view.puzzle else {
+            return Ok(());
+        };
         if let Some(known) = &puzzle.solved
             && let Some(solution) = &known.solution
         {
@@ -41,7 +43,11 @@ impl Painter {
             };
             return overlay::draw(image, mask, &puzzle.quad, overlay::SOLUTION_COLOUR);
         }
-        let colour = if puzzle.state == LiveState::Reading { [0, 165, 255] } else { [40, 40, 230] };
+        let colour = if puzzle.state == LiveState::Reading {
+            [0, 165, 255]
+        } else {
+            [40, 40, 230]
+        };
         let thickness = (image.cols().max(image.rows()) / 500).max(2);
         overlay::outline(image, &puzzle.quad, colour, thickness)
     }
@@ -66,16 +72,26 @@ pub struct JsonPuzzle {
 
 impl JsonFrame {
     pub fn new(frame: u64, view: &FrameView) -> JsonFrame {
-        JsonFrame { frame, puzzle: view.puzzle.as_ref().map(JsonPuzzle::from) }
+        JsonFrame {
+            frame,
+            puzzle: view.puzzle.as_ref().map(JsonPuzzle::from),
+        }
     }
 }
 
 impl From<&PuzzleView> for JsonPuzzle {
     fn from(p: &PuzzleView) -> Self {
         JsonPuzzle {
-            corners: p.quad.0.map(|[x, y]| [(x * 100.0).round() / 100.0, (y * 100.0).round() / 100.0]),
+            corners: p
+                .quad
+                .0
+                .map(|[x, y]| [(x * 100.0).round() / 100.0, (y * 100.0).round() / 100.0]),
             clues: p.clues.to_string(),
-            solution: p.solved.as_ref().and_then(|k| k.solution).map(|s| s.to_string()),
+            solution: p
+                .solved
+                .as_ref()
+                .and_then(|k| k.solution)
+                .map(|s| s.to_string()),
             status: p.state.as_str(),
         }
     }
@@ -89,17 +105,32 @@ pub struct JsonLines {
 
 impl JsonLines {
     pub fn create(path: &Path) -> Result<JsonLines> {
-        let file = File::create(path).map_err(|e| Error::Output { path: path.into(), reason: io_reason(&e) })?;
-        Ok(JsonLines { path: path.into(), out: BufWriter::new(file) })
+        let file = File::create(path).map_err(|e| Error::Output {
+            path: path.into(),
+            reason: io_reason(&e),
+        })?;
+        Ok(JsonLines {
+            path: path.into(),
+            out: BufWriter::new(file),
+        })
     }
 
     pub fn write(&mut self, row: &JsonFrame) -> Result<()> {
-        let line = serde_json::to_string(row).map_err(|e| Error::Output { path: self.path.clone(), reason: e.to_string() })?;
-        writeln!(self.out, "{line}").map_err(|e| Error::Output { path: self.path.clone(), reason: io_reason(&e) })
+        let line = serde_json::to_string(row).map_err(|e| Error::Output {
+            path: self.path.clone(),
+            reason: e.to_string(),
+        })?;
+        writeln!(self.out, "{line}").map_err(|e| Error::Output {
+            path: self.path.clone(),
+            reason: io_reason(&e),
+        })
     }
 
     pub fn finish(mut self) -> Result<()> {
-        self.out.flush().map_err(|e| Error::Output { path: self.path.clone(), reason: io_reason(&e) })
+        self.out.flush().map_err(|e| Error::Output {
+            path: self.path.clone(),
+            reason: io_reason(&e),
+        })
     }
 }
 
@@ -113,8 +144,15 @@ pub struct VideoOut {
 impl VideoOut {
     /// Checks that `path` can be written before any work is done.
     pub fn new(path: &Path, fps: f64) -> Result<VideoOut> {
-        File::create(path).map_err(|e| Error::Output { path: path.into(), reason: io_reason(&e) })?;
-        Ok(VideoOut { path: path.into(), fps, writer: None })
+        File::create(path).map_err(|e| Error::Output {
+            path: path.into(),
+            reason: io_reason(&e),
+        })?;
+        Ok(VideoOut {
+            path: path.into(),
+            fps,
+            writer: None,
+        })
     }
 
     /// The frame rate written into the file; the source's, once it is known.
@@ -130,7 +168,10 @@ impl VideoOut {
                 let size = Size::new(image.cols(), image.rows());
                 let w = VideoWriter::new(&self.path, fourcc, self.fps, size, true)?;
                 if !w.is_opened()? {
-                    return Err(Error::Output { path: self.path.clone(), reason: "OpenCV cannot encode MPEG-4 video here".into() });
+                    return Err(Error::Output {
+                        path: self.path.clone(),
+                        reason: "OpenCV cannot encode MPEG-4 video here".into(),
+                    });
                 }
                 self.writer.insert(w)
             }
@@ -175,9 +216,20 @@ impl Window {
         if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
             return Err(Error::Window("no display (DISPLAY is not set)".into()));
         }
-        let options = minifb::WindowOptions { resize: true, ..minifb::WindowOptions::default() };
-        let window = minifb::Window::new(title, width, height, options).map_err(|e| Error::Window(e.to_string()))?;
-        Ok(Window { window, buffer: Vec::new(), paused: false, screenshots: 0, last_shown: None, fps: 0.0 })
+        let options = minifb::WindowOptions {
+            resize: true,
+            ..minifb::WindowOptions::default()
+        };
+        let window = minifb::Window::new(title, width, height, options)
+            .map_err(|e| Error::Window(e.to_string()))?;
+        Ok(Window {
+            window,
+            buffer: Vec::new(),
+            paused: false,
+            screenshots: 0,
+            last_shown: None,
+            fps: 0.0,
+        })
     }
 
     /// Shows `image` (BGR) with a status line, and handles keys. While paused the last frame
@@ -186,7 +238,11 @@ impl Window {
         let now = Instant::now();
         if let Some(last) = self.last_shown {
             let dt = now.duration_since(last).as_secs_f64().max(1e-6);
-            self.fps = if self.fps == 0.0 { 1.0 / dt } else { 0.9 * self.fps + 0.1 / dt };
+            self.fps = if self.fps == 0.0 {
+                1.0 / dt
+            } else {
+                0.9 * self.fps + 0.1 / dt
+            };
         }
         self.last_shown = Some(now);
         let mut shown = image.try_clone()?;
@@ -195,21 +251,33 @@ impl Window {
         self.fill_buffer(&shown)?;
         loop {
             let (w, h) = (shown.cols() as usize, shown.rows() as usize);
-            self.window.update_with_buffer(&self.buffer, w, h).map_err(|e| Error::Window(e.to_string()))?;
+            self.window
+                .update_with_buffer(&self.buffer, w, h)
+                .map_err(|e| Error::Window(e.to_string()))?;
             if !self.window.is_open()
                 || self.window.is_key_down(minifb::Key::Escape)
                 || self.window.is_key_down(minifb::Key::Q)
             {
                 return Ok(Request::Quit);
             }
-            if self.window.is_key_pressed(minifb::Key::S, minifb::KeyRepeat::No) {
+            if self
+                .window
+                .is_key_pressed(minifb::Key::S, minifb::KeyRepeat::No)
+            {
                 self.screenshots += 1;
-                let path = PathBuf::from(format!("sudoku-ar-{}-{}.png", std::process::id(), self.screenshots));
+                let path = PathBuf::from(format!(
+                    "sudoku-ar-{}-{}.png",
+                    std::process::id(),
+                    self.screenshots
+                ));
                 save_png(&path, &shown)?;
                 tracing::info!("saved screenshot {}", path.display());
                 eprintln!("saved screenshot {}", path.display());
             }
-            if self.window.is_key_pressed(minifb::Key::Space, minifb::KeyRepeat::No) {
+            if self
+                .window
+                .is_key_pressed(minifb::Key::Space, minifb::KeyRepeat::No)
+            {
                 self.paused = !self.paused;
             }
             if !self.paused {
@@ -234,7 +302,10 @@ impl Window {
 pub fn save_png(path: &Path, image: &Mat) -> Result<()> {
     let mut bytes = Vector::<u8>::new();
     opencv::imgcodecs::imencode(".png", image, &mut bytes, &Vector::new())?;
-    std::fs::write(path, bytes.as_slice()).map_err(|e| Error::Output { path: path.into(), reason: io_reason(&e) })
+    std::fs::write(path, bytes.as_slice()).map_err(|e| Error::Output {
+        path: path.into(),
+        reason: io_reason(&e),
+    })
 }
 
 /// White text on a dark band across the top of the frame.
@@ -242,9 +313,26 @@ fn status_line(image: &mut Mat, text: &str) -> Result<()> {
     let scale = (image.cols() as f64 / 1280.0).max(0.5) * 0.7;
     let band = (28.0 * scale / 0.7) as i32;
     let rect = opencv::core::Rect::new(0, 0, image.cols(), band.min(image.rows()));
-    imgproc::rectangle(image, rect, Scalar::new(0.0, 0.0, 0.0, 0.0), -1, imgproc::LINE_8, 0)?;
+    imgproc::rectangle(
+        image,
+        rect,
+        Scalar::new(0.0, 0.0, 0.0, 0.0),
+        -1,
+        imgproc::LINE_8,
+        0,
+    )?;
     let origin = Point::new(8, band - band / 4);
     let white = Scalar::new(255.0, 255.0, 255.0, 0.0);
-    imgproc::put_text(image, text, origin, imgproc::FONT_HERSHEY_SIMPLEX, scale, white, 1, imgproc::LINE_AA, false)?;
+    imgproc::put_text(
+        image,
+        text,
+        origin,
+        imgproc::FONT_HERSHEY_SIMPLEX,
+        scale,
+        white,
+        1,
+        imgproc::LINE_AA,
+        false,
+    )?;
     Ok(())
 }

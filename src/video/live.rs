@@ -14,11 +14,11 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use opencv::prelude::*;
 
-use crate::capture::{self, CaptureEnd, CaptureReport, Frame, FrameSource, Pacing};
-use crate::display::{JsonFrame, JsonLines, Painter, Request, VideoOut, Window};
 use crate::error::{Error, Result};
-use crate::read::DigitReader;
-use crate::vision::{FrameView, Vision};
+use crate::recognize::read::DigitReader;
+use crate::video::capture::{self, CaptureEnd, CaptureReport, Frame, FrameSource, Pacing};
+use crate::video::display::{JsonFrame, JsonLines, Painter, Request, VideoOut, Window};
+use crate::video::vision::{FrameView, Vision};
 
 /// How a run is shown and recorded.
 pub struct Options {
@@ -88,7 +88,12 @@ impl Summary {
         ] {
             if !times.is_empty() {
                 let (p50, p99) = (percentile(times, 0.5), percentile(times, 0.99));
-                out.push_str(&format!("{name:<9}{:>8}{:>10.2}{:>10.2}\n", times.len(), ms(p50), ms(p99)));
+                out.push_str(&format!(
+                    "{name:<9}{:>8}{:>10.2}{:>10.2}\n",
+                    times.len(),
+                    ms(p50),
+                    ms(p99)
+                ));
             }
         }
         out
@@ -119,14 +124,24 @@ where
     R: FnOnce() -> Result<DigitReader> + Send + 'static,
 {
     let stop = Arc::new(AtomicBool::new(false));
-    let capacity = if options.pacing == Pacing::NewestWins { 1 } else { 4 };
+    let capacity = if options.pacing == Pacing::NewestWins {
+        1
+    } else {
+        4
+    };
     let (frame_tx, frame_rx) = bounded::<Frame>(capacity);
     let (view_tx, view_rx) = bounded::<(Frame, FrameView)>(capacity);
     let (opened_tx, opened_rx) = bounded::<Result<(f64, Option<u64>)>>(1);
     let start = Instant::now();
 
     let capture = {
-        let (stop, drain, pacing, realtime, max) = (stop.clone(), frame_rx.clone(), options.pacing, options.realtime, options.max_frames);
+        let (stop, drain, pacing, realtime, max) = (
+            stop.clone(),
+            frame_rx.clone(),
+            options.pacing,
+            options.realtime,
+            options.max_frames,
+        );
         thread::Builder::new()
             .name("capture".into())
             .spawn(move || -> CaptureReport {
@@ -135,11 +150,23 @@ where
                     Err(e) => {
                         let end = CaptureEnd::Failed(e.to_string());
                         let _ = opened_tx.send(Err(e));
-                        return CaptureReport { frames: 0, dropped: 0, end };
+                        return CaptureReport {
+                            frames: 0,
+                            dropped: 0,
+                            end,
+                        };
                     }
                 };
                 let _ = opened_tx.send(Ok((source.fps(), source.frame_count())));
-                capture::run(source.as_mut(), &frame_tx, &drain, pacing, realtime, max, &stop)
+                capture::run(
+                    source.as_mut(),
+                    &frame_tx,
+                    &drain,
+                    pacing,
+                    realtime,
+                    max,
+                    &stop,
+                )
             })
             .map_err(|e| Error::Pipeline(format!("cannot start the capture thread: {e}")))?
     };
@@ -147,7 +174,9 @@ where
         .name("vision".into())
         .spawn(move || vision_loop(reader(), frame_rx, view_tx))
         .map_err(|e| Error::Pipeline(format!("cannot start the vision thread: {e}")))?;
-    let opened = opened_rx.recv().unwrap_or_else(|_| Err(Error::Pipeline("capture thread ended early".into())));
+    let opened = opened_rx
+        .recv()
+        .unwrap_or_else(|_| Err(Error::Pipeline("capture thread ended early".into())));
     let (fps, _) = match opened {
         Ok(info) => info,
         Err(e) => {
@@ -168,10 +197,16 @@ where
             .map_err(|e| Error::Pipeline(format!("cannot start the display thread: {e}")))?
     };
 
-    let displayed = display.join().map_err(|_| Error::Pipeline("display thread panicked".into()));
+    let displayed = display
+        .join()
+        .map_err(|_| Error::Pipeline("display thread panicked".into()));
     stop.store(true, Ordering::Relaxed);
-    let vision_result = vision.join().map_err(|_| Error::Pipeline("vision thread panicked".into()))?;
-    let report = capture.join().map_err(|_| Error::Pipeline("capture thread panicked".into()))?;
+    let vision_result = vision
+        .join()
+        .map_err(|_| Error::Pipeline("vision thread panicked".into()))?;
+    let report = capture
+        .join()
+        .map_err(|_| Error::Pipeline("capture thread panicked".into()))?;
     let (mut timings, fell_back) = displayed??;
     let (vision_timings, puzzles_read) = vision_result?;
     timings.vision = vision_timings.vision;
@@ -190,7 +225,11 @@ where
     })
 }
 
-fn vision_loop(reader: Result<DigitReader>, frames: Receiver<Frame>, views: Sender<(Frame, FrameView)>) -> Result<(Timings, usize)> {
+fn vision_loop(
+    reader: Result<DigitReader>,
+    frames: Receiver<Frame>,
+    views: Sender<(Frame, FrameView)>,
+) -> Result<(Timings, usize)> {
     let mut vision = Vision::new(reader?);
     let mut timings = Timings::default();
     for frame in frames {
@@ -209,7 +248,11 @@ fn vision_loop(reader: Result<DigitReader>, frames: Receiver<Frame>, views: Send
     Ok((timings, vision.known().len()))
 }
 
-fn display_loop(views: Receiver<(Frame, FrameView)>, mut options: Options, stop: &AtomicBool) -> Result<(Timings, bool)> {
+fn display_loop(
+    views: Receiver<(Frame, FrameView)>,
+    mut options: Options,
+    stop: &AtomicBool,
+) -> Result<(Timings, bool)> {
     let mut timings = Timings::default();
     let mut painter = Painter::default();
     let mut window: Option<Window> = None;
@@ -219,7 +262,11 @@ fn display_loop(views: Receiver<(Frame, FrameView)>, mut options: Options, stop:
         for (mut frame, view) in views.iter() {
             let start = Instant::now();
             if want_window && window.is_none() {
-                match Window::open("sudoku-ar", frame.image.cols() as usize, frame.image.rows() as usize) {
+                match Window::open(
+                    "sudoku-ar",
+                    frame.image.cols() as usize,
+                    frame.image.rows() as usize,
+                ) {
                     Ok(w) => window = Some(w),
                     Err(e) => {
                         eprintln!("sudoku-ar: cannot open a window ({e}); running headless");
@@ -237,7 +284,10 @@ fn display_loop(views: Receiver<(Frame, FrameView)>, mut options: Options, stop:
             if let Some(jsonl) = options.jsonl.as_mut() {
                 jsonl.write(&JsonFrame::new(frame.index, &view))?;
             }
-            let state = view.puzzle.as_ref().map_or("searching", |p| p.state.as_str());
+            let state = view
+                .puzzle
+                .as_ref()
+                .map_or("searching", |p| p.state.as_str());
             let latency = frame.captured.elapsed();
             if let Some(w) = window.as_mut()
                 && w.show(&frame.image, state, latency.as_secs_f64() * 1000.0)? == Request::Quit

@@ -37,9 +37,15 @@ impl TrackFrame {
     pub fn new(gray: &Mat) -> Result<TrackFrame> {
         let scale = (gray.cols().max(gray.rows()) as f64 / TRACK_SIDE).max(1.0);
         if scale == 1.0 {
-            return Ok(TrackFrame { small: gray.try_clone()?, scale });
+            return Ok(TrackFrame {
+                small: gray.try_clone()?,
+                scale,
+            });
         }
-        let size = Size::new((gray.cols() as f64 / scale).round() as i32, (gray.rows() as f64 / scale).round() as i32);
+        let size = Size::new(
+            (gray.cols() as f64 / scale).round() as i32,
+            (gray.rows() as f64 / scale).round() as i32,
+        );
         let mut small = Mat::default();
         imgproc::resize(gray, &mut small, size, 0.0, 0.0, imgproc::INTER_AREA)?;
         Ok(TrackFrame { small, scale })
@@ -60,7 +66,12 @@ pub struct Tracked {
 ///
 /// The prediction matters: a grid is a repeating pattern, and a crossing searched for more than
 /// half a cell from where it went is found at its neighbour's place.
-pub fn track(previous: &TrackFrame, current: &TrackFrame, image_from_grid: &Homography, predicted: &Homography) -> Result<Option<Tracked>> {
+pub fn track(
+    previous: &TrackFrame,
+    current: &TrackFrame,
+    image_from_grid: &Homography,
+    predicted: &Homography,
+) -> Result<Option<Tracked>> {
     let width = current.small.cols() as f32;
     let height = current.small.rows() as f32;
     let small_from_image = Homography::scaling(1.0 / current.scale);
@@ -77,7 +88,10 @@ pub fn track(previous: &TrackFrame, current: &TrackFrame, image_from_grid: &Homo
     };
     let last = points_under(image_from_grid);
     let predicted = points_under(predicted);
-    let inside = predicted.iter().filter(|p| p.x >= 0.0 && p.y >= 0.0 && p.x < width && p.y < height).count();
+    let inside = predicted
+        .iter()
+        .filter(|p| p.x >= 0.0 && p.y >= 0.0 && p.x < width && p.y < height)
+        .count();
     if (inside as f64) < MIN_VISIBLE * crossings.len() as f64 {
         tracing::trace!(inside, "grid mostly out of view");
         return Ok(None);
@@ -85,7 +99,11 @@ pub fn track(previous: &TrackFrame, current: &TrackFrame, image_from_grid: &Homo
     let mut found = predicted;
     let mut status = Vector::<u8>::new();
     let mut error = Vector::<f32>::new();
-    let criteria = TermCriteria::new(opencv::core::TermCriteria_COUNT + opencv::core::TermCriteria_EPS, 20, 0.03)?;
+    let criteria = TermCriteria::new(
+        opencv::core::TermCriteria_COUNT + opencv::core::TermCriteria_EPS,
+        20,
+        0.03,
+    )?;
     opencv::video::calc_optical_flow_pyr_lk(
         &previous.small,
         &current.small,
@@ -105,7 +123,10 @@ pub fn track(previous: &TrackFrame, current: &TrackFrame, image_from_grid: &Homo
     for (i, p) in found.iter().enumerate() {
         if status.get(i)? == 1 && p.x >= 0.0 && p.y >= 0.0 && p.x < width && p.y < height {
             let [gx, gy] = crossings[i];
-            from.push(Point2f::new((gx * GRID_UNITS) as f32, (gy * GRID_UNITS) as f32));
+            from.push(Point2f::new(
+                (gx * GRID_UNITS) as f32,
+                (gy * GRID_UNITS) as f32,
+            ));
             to.push(p);
         }
     }
@@ -113,7 +134,13 @@ pub fn track(previous: &TrackFrame, current: &TrackFrame, image_from_grid: &Homo
         return Ok(None);
     }
     let mut mask = Mat::default();
-    let fitted = opencv::calib3d::find_homography(&from, &to, &mut mask, opencv::calib3d::RANSAC, INLIER_DISTANCE)?;
+    let fitted = opencv::calib3d::find_homography(
+        &from,
+        &to,
+        &mut mask,
+        opencv::calib3d::RANSAC,
+        INLIER_DISTANCE,
+    )?;
     if fitted.empty() {
         return Ok(None);
     }
@@ -134,7 +161,10 @@ pub fn track(previous: &TrackFrame, current: &TrackFrame, image_from_grid: &Homo
     if !quad.is_convex() {
         return Ok(None);
     }
-    Ok(Some(Tracked { image_from_grid, inliers }))
+    Ok(Some(Tracked {
+        image_from_grid,
+        inliers,
+    }))
 }
 
 /// Grid coordinates are fitted in ninths (cells), which keeps RANSAC's numbers well scaled.

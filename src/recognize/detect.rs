@@ -43,7 +43,10 @@ pub fn find_grid(gray: &Mat) -> Result<Option<Detection>> {
     let scale = (width.max(height) as f64 / WORK_SIDE).max(1.0);
     let shrunk;
     let work = if scale > 1.0 {
-        let size = Size::new((width as f64 / scale).round() as i32, (height as f64 / scale).round() as i32);
+        let size = Size::new(
+            (width as f64 / scale).round() as i32,
+            (height as f64 / scale).round() as i32,
+        );
         let mut small = Mat::default();
         imgproc::resize(gray, &mut small, size, 0.0, 0.0, imgproc::INTER_AREA)?;
         shrunk = small;
@@ -57,19 +60,29 @@ pub fn find_grid(gray: &Mat) -> Result<Option<Detection>> {
     // because it also joins the grid to print nearby.
     let mut closed_ink = None;
     for closed in [false, true] {
-        let mask = if closed { &*closed_ink.insert(dilated(&ink)?) } else { &ink };
+        let mask = if closed {
+            &*closed_ink.insert(dilated(&ink)?)
+        } else {
+            &ink
+        };
         for outline in outlines(mask)? {
             // Refinement usually helps, but can be pulled off by print touching the border.
             let refined = refine_corners(&work_view, &outline, 1.0);
-            let (quad, score) = [(outline, grid_score(work, &outline)?), (refined, grid_score(work, &refined)?)]
-                .into_iter()
-                .max_by(|a, b| a.1.total_cmp(&b.1))
-                .unwrap_or((outline, 0.0));
+            let (quad, score) = [
+                (outline, grid_score(work, &outline)?),
+                (refined, grid_score(work, &refined)?),
+            ]
+            .into_iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap_or((outline, 0.0));
             tracing::trace!(?quad, score, closed, "grid candidate");
             if score >= MIN_GRID_SCORE {
                 let quad = quad.scaled(scale);
                 let refined = refine_corners(&GrayView::new(gray)?, &quad, scale);
-                return Ok(Some(Detection { quad: refined, score }));
+                return Ok(Some(Detection {
+                    quad: refined,
+                    score,
+                }));
             }
         }
     }
@@ -77,9 +90,18 @@ pub fn find_grid(gray: &Mat) -> Result<Option<Detection>> {
 }
 
 fn dilated(mask: &Mat) -> Result<Mat> {
-    let kernel = imgproc::get_structuring_element(imgproc::MORPH_RECT, Size::new(3, 3), Point::new(-1, -1))?;
+    let kernel =
+        imgproc::get_structuring_element(imgproc::MORPH_RECT, Size::new(3, 3), Point::new(-1, -1))?;
     let mut out = Mat::default();
-    imgproc::dilate(mask, &mut out, &kernel, Point::new(-1, -1), 1, opencv::core::BORDER_CONSTANT, Scalar::all(0.0))?;
+    imgproc::dilate(
+        mask,
+        &mut out,
+        &kernel,
+        Point::new(-1, -1),
+        1,
+        opencv::core::BORDER_CONSTANT,
+        Scalar::all(0.0),
+    )?;
     Ok(out)
 }
 
@@ -92,7 +114,14 @@ pub fn outline_candidates(gray: &Mat) -> Result<Vec<Quad>> {
 fn ink_mask(gray: &Mat) -> Result<Mat> {
     let (width, height) = (gray.cols(), gray.rows());
     let mut blurred = Mat::default();
-    imgproc::gaussian_blur(gray, &mut blurred, Size::new(5, 5), 0.0, 0.0, opencv::core::BORDER_DEFAULT)?;
+    imgproc::gaussian_blur(
+        gray,
+        &mut blurred,
+        Size::new(5, 5),
+        0.0,
+        0.0,
+        opencv::core::BORDER_DEFAULT,
+    )?;
     let block = (width.max(height) / 40) | 1;
     let mut binary = Mat::default();
     imgproc::adaptive_threshold(
@@ -108,7 +137,11 @@ fn ink_mask(gray: &Mat) -> Result<Mat> {
     // its surroundings within a window wider than any printed line, so the edges of broad
     // shadows and dark table tops, which the adaptive threshold also marks, drop out.
     let window = (width.max(height) / 64).clamp(9, 25) | 1;
-    let kernel = imgproc::get_structuring_element(imgproc::MORPH_RECT, Size::new(window, window), Point::new(-1, -1))?;
+    let kernel = imgproc::get_structuring_element(
+        imgproc::MORPH_RECT,
+        Size::new(window, window),
+        Point::new(-1, -1),
+    )?;
     let mut strokes = Mat::default();
     imgproc::morphology_ex(
         &blurred,
@@ -121,7 +154,13 @@ fn ink_mask(gray: &Mat) -> Result<Mat> {
         Scalar::default(),
     )?;
     let mut stroke_mask = Mat::default();
-    imgproc::threshold(&strokes, &mut stroke_mask, 6.0, 255.0, imgproc::THRESH_BINARY)?;
+    imgproc::threshold(
+        &strokes,
+        &mut stroke_mask,
+        6.0,
+        255.0,
+        imgproc::THRESH_BINARY,
+    )?;
     let mut ink = Mat::default();
     opencv::core::bitwise_and(&binary, &stroke_mask, &mut ink, &opencv::core::no_array())?;
     Ok(ink)
@@ -131,7 +170,13 @@ fn ink_mask(gray: &Mat) -> Result<Mat> {
 fn outlines(binary: &Mat) -> Result<Vec<Quad>> {
     let (width, height) = (binary.cols(), binary.rows());
     let mut contours = Vector::<Vector<Point>>::new();
-    imgproc::find_contours(binary, &mut contours, imgproc::RETR_LIST, imgproc::CHAIN_APPROX_SIMPLE, Point::new(0, 0))?;
+    imgproc::find_contours(
+        binary,
+        &mut contours,
+        imgproc::RETR_LIST,
+        imgproc::CHAIN_APPROX_SIMPLE,
+        Point::new(0, 0),
+    )?;
 
     let min_side = (width.min(height) as f64 * 0.12).max(54.0);
     let mut sized = Vec::new();
@@ -145,8 +190,12 @@ fn outlines(binary: &Mat) -> Result<Vec<Quad>> {
 
     let mut quads: Vec<Quad> = Vec::new();
     for (_, contour) in sized.iter().take(MAX_CANDIDATES * 3) {
-        let Some(quad) = quad_of(contour)? else { continue };
-        let duplicate = quads.iter().any(|q| q.max_corner_distance(&quad) < min_side * 0.02);
+        let Some(quad) = quad_of(contour)? else {
+            continue;
+        };
+        let duplicate = quads
+            .iter()
+            .any(|q| q.max_corner_distance(&quad) < min_side * 0.02);
         if !duplicate && quad.sides().iter().all(|&s| s >= min_side) {
             quads.push(quad);
         }
@@ -171,7 +220,9 @@ fn quad_of(contour: &Vector<Point>) -> Result<Option<Quad>> {
     let points: Vec<[f64; 2]> = approx.iter().map(|p| [p.x as f64, p.y as f64]).collect();
     let quad = Quad::from_unordered([points[0], points[1], points[2], points[3]]);
     let sides = quad.sides();
-    let (shortest, longest) = sides.iter().fold((f64::MAX, 0.0f64), |(lo, hi), &s| (lo.min(s), hi.max(s)));
+    let (shortest, longest) = sides
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(lo, hi), &s| (lo.min(s), hi.max(s)));
     // A Sudoku seen at any sensible angle is not more than 2.5 times longer on one side.
     Ok((quad.is_convex() && shortest * 2.5 >= longest).then_some(quad))
 }
@@ -200,10 +251,17 @@ pub fn grid_score(gray: &Mat, quad: &Quad) -> Result<f64> {
     let cell = CHECK_CELL as usize;
     // Share of positions along a 3-pixel band (rows or columns around `centre`, from `from` to
     // `to`) that lie on a long dark run: a grid line, not the strokes of digits crossing it.
-    let coverage = |centre: usize, from: usize, to: usize, horizontal: bool, view: &GrayView| -> f64 {
+    let coverage = |centre: usize,
+                    from: usize,
+                    to: usize,
+                    horizontal: bool,
+                    view: &GrayView|
+     -> f64 {
         let band = centre.saturating_sub(1)..(centre + 2).min(n);
         let dark: Vec<bool> = (from..to)
-            .map(|t| band.clone().any(|b| if horizontal { view.get(t, b) } else { view.get(b, t) } > 0))
+            .map(|t| {
+                band.clone().any(|b| if horizontal { view.get(t, b) } else { view.get(b, t) } > 0)
+            })
             .collect();
         long_run_share(&dark, cell / 2, MAX_GAP)
     };
@@ -211,7 +269,9 @@ pub fn grid_score(gray: &Mat, quad: &Quad) -> Result<f64> {
     // by a different amount in each cell, so each cell's stretch of it finds its own place.
     let line_coverage = |centre: usize, horizontal: bool| -> f64 {
         let stretches = (0..9).map(|j| {
-            (centre - 3..=centre + 3).map(|c| coverage(c, j * cell, (j + 1) * cell, horizontal, &faint)).fold(0.0, f64::max)
+            (centre - 3..=centre + 3)
+                .map(|c| coverage(c, j * cell, (j + 1) * cell, horizontal, &faint))
+                .fold(0.0, f64::max)
         });
         stretches.sum::<f64>() / 9.0
     };
@@ -223,7 +283,12 @@ pub fn grid_score(gray: &Mat, quad: &Quad) -> Result<f64> {
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let weakest = lines.iter().copied().fold(1.0, f64::min);
-    tracing::trace!(lines = mean(&lines), middles = mean(&middles), weakest, "grid score");
+    tracing::trace!(
+        lines = mean(&lines),
+        middles = mean(&middles),
+        weakest,
+        "grid score"
+    );
     if weakest < 0.3 {
         return Ok(0.0);
     }
@@ -309,7 +374,13 @@ pub fn refine_corners(gray: &GrayView, quad: &Quad, scale: f64) -> Quad {
 type Line = ([f64; 2], [f64; 2]);
 
 /// Fits a line through the centre of the dark border near the side from `a` to `b`.
-fn fit_side(gray: &GrayView, a: [f64; 2], b: [f64; 2], centre: [f64; 2], reach: f64) -> Option<Line> {
+fn fit_side(
+    gray: &GrayView,
+    a: [f64; 2],
+    b: [f64; 2],
+    centre: [f64; 2],
+    reach: f64,
+) -> Option<Line> {
     const SAMPLES: usize = 48;
     const STEP: f64 = 0.5;
     let length = distance(a, b);
@@ -331,7 +402,10 @@ fn fit_side(gray: &GrayView, a: [f64; 2], b: [f64; 2], centre: [f64; 2], reach: 
             *value = gray.sample(p[0] + normal[0] * t, p[1] + normal[1] * t);
         }
         if let Some(offset) = border_centre(&profile, reach, thickest, STEP) {
-            points.push(Point2f::new((p[0] + normal[0] * offset) as f32, (p[1] + normal[1] * offset) as f32));
+            points.push(Point2f::new(
+                (p[0] + normal[0] * offset) as f32,
+                (p[1] + normal[1] * offset) as f32,
+            ));
         }
     }
     if points.len() < SAMPLES / 3 {
@@ -349,7 +423,13 @@ fn fit_side(gray: &GrayView, a: [f64; 2], b: [f64; 2], centre: [f64; 2], reach: 
 fn border_centre(profile: &[f64], reach: f64, thickest: f64, step: f64) -> Option<f64> {
     let n = profile.len();
     let slope: Vec<f64> = (0..n)
-        .map(|k| if k == 0 || k + 1 == n { 0.0 } else { (profile[k + 1] - profile[k - 1]) / (2.0 * step) })
+        .map(|k| {
+            if k == 0 || k + 1 == n {
+                0.0
+            } else {
+                (profile[k + 1] - profile[k - 1]) / (2.0 * step)
+            }
+        })
         .collect();
     let outer_end = ((2.0 * reach) / step) as usize;
     let outer = (1..outer_end.min(n - 1)).min_by(|&i, &j| slope[i].total_cmp(&slope[j]))?;
@@ -361,14 +441,19 @@ fn border_centre(profile: &[f64], reach: f64, thickest: f64, step: f64) -> Optio
     if slope[inner] < 0.3 * -slope[outer] {
         return None;
     }
-    let position = |k: usize| -reach + (k as f64 + parabola_peak(slope[k - 1], slope[k], slope[k + 1])) * step;
+    let position =
+        |k: usize| -reach + (k as f64 + parabola_peak(slope[k - 1], slope[k], slope[k + 1])) * step;
     Some((position(outer) + position(inner)) / 2.0)
 }
 
 /// Offset of a peak from the middle of three samples, by the parabola through them.
 pub(crate) fn parabola_peak(left: f64, mid: f64, right: f64) -> f64 {
     let curvature = left - 2.0 * mid + right;
-    if curvature.abs() < 1e-9 { 0.0 } else { (0.5 * (left - right) / curvature).clamp(-0.5, 0.5) }
+    if curvature.abs() < 1e-9 {
+        0.0
+    } else {
+        (0.5 * (left - right) / curvature).clamp(-0.5, 0.5)
+    }
 }
 
 fn intersect((p, d): Line, (q, e): Line) -> Option<[f64; 2]> {
@@ -388,17 +473,41 @@ mod tests {
     /// A white page with a Sudoku-like grid of `side` pixels at (`x`, `y`): thin cell lines,
     /// thick box lines, and a few blobs standing in for digits.
     pub(crate) fn drawn_grid(width: i32, height: i32, x: i32, y: i32, side: i32) -> Mat {
-        let mut page = Mat::new_rows_cols_with_default(height, width, CV_8UC1, Scalar::all(235.0)).unwrap();
+        let mut page =
+            Mat::new_rows_cols_with_default(height, width, CV_8UC1, Scalar::all(235.0)).unwrap();
         let black = Scalar::all(20.0);
         for k in 0..=9 {
             let thickness = if k % 3 == 0 { 4 } else { 1 };
             let at = k * side / 9;
-            imgproc::line(&mut page, Point::new(x + at, y), Point::new(x + at, y + side), black, thickness, imgproc::LINE_8, 0).unwrap();
-            imgproc::line(&mut page, Point::new(x, y + at), Point::new(x + side, y + at), black, thickness, imgproc::LINE_8, 0).unwrap();
+            imgproc::line(
+                &mut page,
+                Point::new(x + at, y),
+                Point::new(x + at, y + side),
+                black,
+                thickness,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
+            imgproc::line(
+                &mut page,
+                Point::new(x, y + at),
+                Point::new(x + side, y + at),
+                black,
+                thickness,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
         }
         for (r, c) in [(0, 1), (2, 5), (4, 4), (7, 2), (8, 8)] {
             let cell = side / 9;
-            let rect = Rect::new(x + c * cell + cell / 3, y + r * cell + cell / 4, cell / 3, cell / 2);
+            let rect = Rect::new(
+                x + c * cell + cell / 3,
+                y + r * cell + cell / 4,
+                cell / 3,
+                cell / 2,
+            );
             imgproc::rectangle(&mut page, rect, black, -1, imgproc::LINE_8, 0).unwrap();
         }
         page
@@ -409,7 +518,11 @@ mod tests {
         let page = drawn_grid(640, 480, 100, 60, 360);
         let found = find_grid(&page).unwrap().expect("grid");
         let truth = Quad([[100.0, 60.0], [460.0, 60.0], [460.0, 420.0], [100.0, 420.0]]);
-        assert!(found.quad.max_corner_distance(&truth) < 1.0, "{:?}", found.quad);
+        assert!(
+            found.quad.max_corner_distance(&truth) < 1.0,
+            "{:?}",
+            found.quad
+        );
         assert!(found.score > 0.5, "score {}", found.score);
     }
 
@@ -418,13 +531,23 @@ mod tests {
         let blank = Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(200.0)).unwrap();
         assert!(find_grid(&blank).unwrap().is_none());
 
-        let mut board = Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(230.0)).unwrap();
-        imgproc::rectangle(&mut board, Rect::new(119, 39, 402, 402), Scalar::all(20.0), 2, imgproc::LINE_8, 0).unwrap();
+        let mut board =
+            Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(230.0)).unwrap();
+        imgproc::rectangle(
+            &mut board,
+            Rect::new(119, 39, 402, 402),
+            Scalar::all(20.0),
+            2,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
         for r in 0..8 {
             for c in 0..8 {
                 if (r + c) % 2 == 1 {
                     let rect = Rect::new(120 + c * 50, 40 + r * 50, 50, 50);
-                    imgproc::rectangle(&mut board, rect, Scalar::all(20.0), -1, imgproc::LINE_8, 0).unwrap();
+                    imgproc::rectangle(&mut board, rect, Scalar::all(20.0), -1, imgproc::LINE_8, 0)
+                        .unwrap();
                 }
             }
         }
@@ -434,18 +557,48 @@ mod tests {
     #[test]
     fn calendar_page_has_no_grid() {
         // A month: 7 columns, 6 weeks of boxes with a number in each.
-        let mut page = Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(230.0)).unwrap();
+        let mut page =
+            Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(230.0)).unwrap();
         let (x, y, w, h) = (70, 40, 490, 420);
         let black = Scalar::all(25.0);
         for c in 0..=7 {
-            imgproc::line(&mut page, Point::new(x + c * w / 7, y), Point::new(x + c * w / 7, y + h), black, 2, imgproc::LINE_8, 0).unwrap();
+            imgproc::line(
+                &mut page,
+                Point::new(x + c * w / 7, y),
+                Point::new(x + c * w / 7, y + h),
+                black,
+                2,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
         }
         for r in 0..=6 {
-            imgproc::line(&mut page, Point::new(x, y + r * h / 6), Point::new(x + w, y + r * h / 6), black, 2, imgproc::LINE_8, 0).unwrap();
+            imgproc::line(
+                &mut page,
+                Point::new(x, y + r * h / 6),
+                Point::new(x + w, y + r * h / 6),
+                black,
+                2,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
         }
         for day in 0..42 {
             let at = Point::new(x + (day % 7) * w / 7 + 8, y + (day / 7) * h / 6 + 30);
-            imgproc::put_text(&mut page, &format!("{}", day % 31 + 1), at, imgproc::FONT_HERSHEY_SIMPLEX, 0.8, black, 2, imgproc::LINE_8, false).unwrap();
+            imgproc::put_text(
+                &mut page,
+                &format!("{}", day % 31 + 1),
+                at,
+                imgproc::FONT_HERSHEY_SIMPLEX,
+                0.8,
+                black,
+                2,
+                imgproc::LINE_8,
+                false,
+            )
+            .unwrap();
         }
         assert!(find_grid(&page).unwrap().is_none());
     }
@@ -453,14 +606,48 @@ mod tests {
     #[test]
     fn framed_text_has_no_grid() {
         // A boxed paragraph of small print, as on a newspaper page next to the puzzle.
-        let mut page = Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(230.0)).unwrap();
+        let mut page =
+            Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(230.0)).unwrap();
         let black = Scalar::all(25.0);
-        imgproc::rectangle(&mut page, Rect::new(100, 40, 420, 400), black, 3, imgproc::LINE_8, 0).unwrap();
-        let words = ["sudoku", "puzzle", "the", "of", "weather", "today", "and", "in", "a", "newspaper", "column"];
+        imgproc::rectangle(
+            &mut page,
+            Rect::new(100, 40, 420, 400),
+            black,
+            3,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        let words = [
+            "sudoku",
+            "puzzle",
+            "the",
+            "of",
+            "weather",
+            "today",
+            "and",
+            "in",
+            "a",
+            "newspaper",
+            "column",
+        ];
         for line in 0..26 {
-            let text: Vec<&str> = (0..9).map(|w| words[(line * 7 + w * 3) % words.len()]).collect();
+            let text: Vec<&str> = (0..9)
+                .map(|w| words[(line * 7 + w * 3) % words.len()])
+                .collect();
             let at = Point::new(110, 58 + line as i32 * 15);
-            imgproc::put_text(&mut page, &text.join(" "), at, imgproc::FONT_HERSHEY_SIMPLEX, 0.45, black, 1, imgproc::LINE_AA, false).unwrap();
+            imgproc::put_text(
+                &mut page,
+                &text.join(" "),
+                at,
+                imgproc::FONT_HERSHEY_SIMPLEX,
+                0.45,
+                black,
+                1,
+                imgproc::LINE_AA,
+                false,
+            )
+            .unwrap();
         }
         assert!(find_grid(&page).unwrap().is_none());
     }
@@ -469,7 +656,10 @@ mod tests {
     fn long_runs_count_and_short_strokes_do_not() {
         let parse = |s: &str| s.chars().map(|c| c == '#').collect::<Vec<bool>>();
         // A broken line of 12 with gaps of 2 counts whole; strokes of 3 do not.
-        assert_eq!(long_run_share(&parse("####..####..####........###....###."), 10, 2), 16.0 / 35.0);
+        assert_eq!(
+            long_run_share(&parse("####..####..####........###....###."), 10, 2),
+            16.0 / 35.0
+        );
         assert_eq!(long_run_share(&parse("###....###....###"), 10, 2), 0.0);
         assert_eq!(long_run_share(&parse("##########"), 10, 0), 1.0);
     }

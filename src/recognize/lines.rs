@@ -1,15 +1,15 @@
 //! Following the printed grid lines, so that every cell is cut where it really is, also on
 //! curved or folded paper and when the outer corners are a little off.
 //!
-//! Works on the grid rectified with a margin (see [`crate::cells::rectify_along_lines`]): each of
+//! Works on the grid rectified with a margin (see [`crate::recognize::cells::rectify_along_lines`]): each of
 //! the 10 lines each way is followed through the 9 strips it crosses by dynamic programming
 //! over a ridge response (dark line between lighter paper), which keeps the path smooth and
 //! away from digit strokes beside it. The result is the 10 x 10 crossings of the lines.
 
-use crate::detect::parabola_peak;
 use crate::error::Result;
 use crate::geometry::Point;
 use crate::raster::GrayView;
+use crate::recognize::detect::parabola_peak;
 use opencv::core::Mat;
 
 /// How far, as a share of a cell, a box line (every third line, printed thick) may be from
@@ -59,8 +59,12 @@ pub fn find_crossings(rectified: &Mat, layout: Layout) -> Result<Option<Crossing
     if view.width != layout.side() || view.height != layout.side() {
         return Ok(None);
     }
-    let Some(columns) = follow_lines(&view, layout, false) else { return Ok(None) };
-    let Some(rows) = follow_lines(&view, layout, true) else { return Ok(None) };
+    let Some(columns) = follow_lines(&view, layout, false) else {
+        return Ok(None);
+    };
+    let Some(rows) = follow_lines(&view, layout, true) else {
+        return Ok(None);
+    };
     let mut at = [[[0.0; 2]; 10]; 10];
     for (l, row) in at.iter_mut().enumerate() {
         for (k, point) in row.iter_mut().enumerate() {
@@ -98,7 +102,9 @@ fn follow_lines(view: &GrayView, layout: Layout, across: bool) -> Option<[Path; 
         found[k] = follow_line(&profiles, layout.expected(k), &guess, reach, half);
     }
     ordered(&mut found, cell);
-    Some(std::array::from_fn(|k| found[k].unwrap_or_else(|| interpolated(&found, k))))
+    Some(std::array::from_fn(|k| {
+        found[k].unwrap_or_else(|| interpolated(&found, k))
+    }))
 }
 
 /// For each of the 9 strips a line crosses, the summed darkness of each position across it,
@@ -113,7 +119,11 @@ fn strip_profiles(view: &GrayView, layout: Layout, across: bool) -> Vec<Vec<f64>
             let mut profile = vec![0.0; side];
             for along in from..to {
                 for (t, value) in profile.iter_mut().enumerate() {
-                    let pixel = if across { view.get(along, t) } else { view.get(t, along) };
+                    let pixel = if across {
+                        view.get(along, t)
+                    } else {
+                        view.get(t, along)
+                    };
                     *value += 255.0 - pixel as f64;
                 }
             }
@@ -127,12 +137,22 @@ fn strip_profiles(view: &GrayView, layout: Layout, across: bool) -> Vec<Vec<f64>
 /// The smoothest bright-to-dark-to-bright ridge path within `reach` pixels of `guess` (offsets
 /// from `expected`, per strip) through the strips, by dynamic programming; None when the ridge
 /// is too faint to be a printed line.
-fn follow_line(profiles: &[Vec<f64>], expected: usize, guess: &Path, reach: usize, half: usize) -> Option<Path> {
+fn follow_line(
+    profiles: &[Vec<f64>],
+    expected: usize,
+    guess: &Path,
+    reach: usize,
+    half: usize,
+) -> Option<Path> {
     let side = profiles.first()?.len() as isize;
     let width = 2 * reach + 1;
     // Position across the line of candidate `o` in strip `j`.
-    let position = |j: usize, o: usize| expected as isize + guess[j].round() as isize + o as isize - reach as isize;
-    if (0..profiles.len()).any(|j| position(j, 0) < half as isize || position(j, width - 1) + half as isize >= side) {
+    let position = |j: usize, o: usize| {
+        expected as isize + guess[j].round() as isize + o as isize - reach as isize
+    };
+    if (0..profiles.len())
+        .any(|j| position(j, 0) < half as isize || position(j, width - 1) + half as isize >= side)
+    {
         return None;
     }
     let ridge = |j: usize, o: usize| -> f64 {
@@ -140,14 +160,21 @@ fn follow_line(profiles: &[Vec<f64>], expected: usize, guess: &Path, reach: usiz
         let p = &profiles[j];
         p[t] - 0.5 * (p[t - half] + p[t + half])
     };
-    let stray = |j: usize, o: usize| STRAY_COST * (position(j, o) as f64 - expected as f64 - guess[j]).abs();
+    let stray = |j: usize, o: usize| {
+        STRAY_COST * (position(j, o) as f64 - expected as f64 - guess[j]).abs()
+    };
     let mut score: Vec<f64> = (0..width).map(|o| ridge(0, o) - stray(0, o)).collect();
     let mut back = vec![vec![0usize; width]; profiles.len()];
     for j in 1..profiles.len() {
         let mut next = vec![0.0; width];
         for o in 0..width {
             let (best, from) = (0..width)
-                .map(|p| (score[p] - BEND_COST * (position(j, o) - position(j - 1, p)).pow(2) as f64, p))
+                .map(|p| {
+                    (
+                        score[p] - BEND_COST * (position(j, o) - position(j - 1, p)).pow(2) as f64,
+                        p,
+                    )
+                })
                 .fold((f64::MIN, 0), |a, b| if b.0 > a.0 { b } else { a });
             next[o] = best + ridge(j, o) - stray(j, o);
             back[j][o] = from;
@@ -158,7 +185,11 @@ fn follow_line(profiles: &[Vec<f64>], expected: usize, guess: &Path, reach: usiz
     let mut path = [0.0; 9];
     let mut total = 0.0;
     for j in (0..profiles.len()).rev() {
-        let sub = if o > 0 && o + 1 < width { parabola_peak(ridge(j, o - 1), ridge(j, o), ridge(j, o + 1)) } else { 0.0 };
+        let sub = if o > 0 && o + 1 < width {
+            parabola_peak(ridge(j, o - 1), ridge(j, o), ridge(j, o + 1))
+        } else {
+            0.0
+        };
         path[j] = (position(j, o) - expected as isize) as f64 + sub;
         total += ridge(j, o);
         o = back[j][o];
@@ -170,7 +201,9 @@ fn follow_line(profiles: &[Vec<f64>], expected: usize, guess: &Path, reach: usiz
 /// latched onto something else, and the one further from where it was expected goes.
 fn ordered(found: &mut [Option<Path>; 10], cell: f64) {
     for k in 0..9 {
-        let (Some(a), Some(b)) = (found[k], found[k + 1]) else { continue };
+        let (Some(a), Some(b)) = (found[k], found[k + 1]) else {
+            continue;
+        };
         let too_close = (0..9).any(|j| cell + b[j] - a[j] < 0.5 * cell);
         if too_close {
             let stray = |p: &Path| p.iter().map(|v| v.abs()).sum::<f64>();
@@ -221,32 +254,49 @@ mod tests {
     use opencv::core::{CV_8UC1, Point as CvPoint, Scalar};
     use opencv::imgproc;
 
-    const LAYOUT: Layout = Layout { cell: 32, margin: 20 };
+    const LAYOUT: Layout = Layout {
+        cell: 32,
+        margin: 20,
+    };
 
     /// A rectified grid whose column lines bow sideways by up to `bow` pixels (curved paper)
     /// and whose row lines sit `shift` pixels low, with a blob in some cells.
     fn bowed_grid(bow: f64, shift: i32) -> Mat {
         let side = LAYOUT.side() as i32;
-        let mut image = Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(220.0)).unwrap();
+        let mut image =
+            Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(220.0)).unwrap();
         let black = Scalar::all(30.0);
         for k in 0..10 {
             let thickness = if k % 3 == 0 { 4 } else { 1 };
             let at = LAYOUT.expected(k) as i32;
             let y = at + shift;
-            imgproc::line(&mut image, CvPoint::new(0, y), CvPoint::new(side, y), black, thickness, imgproc::LINE_8, 0).unwrap();
+            imgproc::line(
+                &mut image,
+                CvPoint::new(0, y),
+                CvPoint::new(side, y),
+                black,
+                thickness,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
             let mut previous = None;
             for y in 0..side {
                 let t = y as f64 / side as f64;
                 let x = at + (bow * 4.0 * t * (1.0 - t)).round() as i32;
                 let point = CvPoint::new(x, y);
                 if let Some(p) = previous {
-                    imgproc::line(&mut image, p, point, black, thickness, imgproc::LINE_8, 0).unwrap();
+                    imgproc::line(&mut image, p, point, black, thickness, imgproc::LINE_8, 0)
+                        .unwrap();
                 }
                 previous = Some(point);
             }
         }
         for (r, c) in [(0, 1), (3, 3), (4, 7), (8, 0)] {
-            let centre = CvPoint::new(LAYOUT.expected(c) as i32 + 16, LAYOUT.expected(r) as i32 + 16);
+            let centre = CvPoint::new(
+                LAYOUT.expected(c) as i32 + 16,
+                LAYOUT.expected(r) as i32 + 16,
+            );
             imgproc::circle(&mut image, centre, 7, black, 3, imgproc::LINE_8, 0).unwrap();
         }
         image
@@ -254,12 +304,17 @@ mod tests {
 
     #[test]
     fn follows_straight_lines_to_the_pixel() {
-        let found = find_crossings(&bowed_grid(0.0, 0), LAYOUT).unwrap().expect("lines");
+        let found = find_crossings(&bowed_grid(0.0, 0), LAYOUT)
+            .unwrap()
+            .expect("lines");
         for l in 0..10 {
             for k in 0..10 {
                 let [x, y] = found.at[l][k];
                 let (ex, ey) = (LAYOUT.expected(k) as f64, LAYOUT.expected(l) as f64);
-                assert!((x - ex).abs() < 1.0 && (y - ey).abs() < 1.0, "crossing {l},{k} at {x:.1},{y:.1}");
+                assert!(
+                    (x - ex).abs() < 1.0 && (y - ey).abs() < 1.0,
+                    "crossing {l},{k} at {x:.1},{y:.1}"
+                );
             }
         }
     }
@@ -267,7 +322,9 @@ mod tests {
     #[test]
     fn follows_bowed_and_shifted_lines() {
         let bow = 6.0;
-        let found = find_crossings(&bowed_grid(bow, 5), LAYOUT).unwrap().expect("lines");
+        let found = find_crossings(&bowed_grid(bow, 5), LAYOUT)
+            .unwrap()
+            .expect("lines");
         let side = LAYOUT.side() as f64;
         for l in 0..10 {
             for k in 0..10 {
@@ -275,7 +332,10 @@ mod tests {
                 let ey = LAYOUT.expected(l) as f64 + 5.0;
                 let t = ey / side;
                 let ex = LAYOUT.expected(k) as f64 + bow * 4.0 * t * (1.0 - t);
-                assert!((x - ex).abs() < 1.5 && (y - ey).abs() < 1.5, "crossing {l},{k} at {x:.1},{y:.1}, expected {ex:.1},{ey:.1}");
+                assert!(
+                    (x - ex).abs() < 1.5 && (y - ey).abs() < 1.5,
+                    "crossing {l},{k} at {x:.1},{y:.1}, expected {ex:.1},{ey:.1}"
+                );
             }
         }
     }
@@ -283,7 +343,8 @@ mod tests {
     #[test]
     fn blank_image_has_no_lines() {
         let side = LAYOUT.side() as i32;
-        let blank = Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(200.0)).unwrap();
+        let blank =
+            Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(200.0)).unwrap();
         assert!(find_crossings(&blank, LAYOUT).unwrap().is_none());
     }
 }

@@ -1,0 +1,351 @@
+//! What a reading of a grid amounts to: the puzzle it most likely shows, solved, or why not.
+//!
+//! A still photo is judged from its one reading ([`judge_picture`]); a grid in live video from
+//! the readings of its last few frames summed ([`Evidence`], [`judge_frames`]). Both decode the
+//! most likely puzzle with one solution ([`decode`]); they differ only in how sure they must be,
+//! because a video can always look again and a photo cannot.
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+
+use crate::grid::Grid;
+use crate::recognize::decode::{Budget, Correction, Verdict, decode};
+use crate::recognize::read::{CLASSES, GridReading, argmax};
+use crate::solve::{SolveError, solve};
+
+/// How the clues that were read turned out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Solved,
+    /// A digit repeats in a row, column or box.
+    Invalid,
+    Unsolvable,
+    Multiple,
+}
+
+impl Status {
+    /// The status of clues the solver turned down.
+    pub fn of(error: &SolveError) -> Status {
+        match error {
+            SolveError::Invalid { .. } => Status::Invalid,
+            SolveError::Unsolvable => Status::Unsolvable,
+            SolveError::Multiple { .. } => Status::Multiple,
+        }
+    }
+}
+
+/// The puzzle a reading was judged to show.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    /// The printed clues the solution is computed from (after any corrections).
+    pub clues: Grid,
+    pub solution: Option<Grid>,
+    pub status: Status,
+    /// Cells changed from their first reading.
+    pub corrections: Vec<Correction>,
+    /// How much less likely (nats) the next puzzle with another solution is; None when the
+    /// decoder did not choose the puzzle.
+    pub margin: Option<f32>,
+}
+
+impl Judged {
+    fn as_read(clues: Grid) -> Judged {
+        let (solution, status) = solve_clues(&clues);
+        Judged {
+            clues,
+            solution,
+            status,
+            corrections: Vec::new(),
+            margin: None,
+        }
+    }
+}
+
+/// Solves the clues that were read, mapping each failure to its [`Status`].
+pub fn solve_clues(clues: &Grid) -> (Option<Grid>, Status) {
+    match solve(clues) {
+        Ok(solution) => (Some(solution), Status::Solved),
+        Err(e) => (None, Status::of(&e)),
+    }
+}
+
+/// Each cell's log-likelihood of holding no printed clue (0) or a printed 1-9.
+pub fn clue_log_likelihoods(reading: &GridReading) -> Vec<[f32; CLASSES]> {
+    reading
+        .0
+        .iter()
+        .map(|r| r.as_clue.map(|p| p.max(1e-9).ln()))
+        .collect()
+}
+
+/// The puzzle one picture shows: the most likely printed clues with one solution. A photo gets
+/// no second look, so a reading that solves as it is stands even when another puzzle is nearly
+/// as likely; a changed reading must be clearly the likeliest.
+pub fn judge_picture(reading: &GridReading) -> Judged {
+    let read = reading.printed();
+    let decoded = match decode(
+        &read,
+        &clue_log_likelihoods(reading),
+        |_| true,
+        Budget::PHOTO,
+    ) {
+        Verdict::Solved(d) => Some(d),
+        Verdict::Uncertain(d) if d.corrections.is_empty() => Some(d),
+        Verdict::Uncertain(d) => {
+            tracing::debug!(corrections = ?d.corrections, margin = d.margin, "a correction was not clear enough");
+            None
+        }
+        Verdict::Failed(_) => None,
+    };
+    let Some(d) = decoded else {
+        return Judged::as_read(read);
+    };
+    if !d.corrections.is_empty() {
+        tracing::debug!(corrections = ?d.corrections, margin = d.margin, "corrected misread cells");
+    }
+    Judged {
+        clues: d.clues,
+        solution: Some(d.solution),
+        status: Status::Solved,
+        corrections: d.corrections,
+        margin: Some(d.margin),
+    }
+}
+
+/// Readings summed over this many recent frames: enough to outvote a blurred frame, few enough
+/// that the frames read while the camera was still moving are soon forgotten.
+const EVIDENCE_FRAMES: usize = 3;
+/// Frames of agreeing readings needed before a puzzle is judged.
+const STABLE_FRAMES: u32 = 2;
+/// A reading this sure in every cell that still has no single solution is, after a while,
+/// judged unsolvable or ambiguous.
+pub const SURE: f32 = 0.9;
+/// A sure reading that does not solve is judged unsolvable after this many frames.
+pub const MAX_READING_FRAMES: u32 = 15;
+
+/// The summed readings of one grid over the last few frames it was read in.
+#[derive(Debug, Clone)]
+pub struct Evidence {
+    recent: VecDeque<Vec<[f32; CLASSES]>>,
+    log_likelihood: [[f32; CLASSES]; 81],
+    frames: u32,
+    stable_for: u32,
+    last: Grid,
+}
+
+impl Default for Evidence {
+    fn default() -> Self {
+        Evidence::new()
+    }
+}
+
+impl Evidence {
+    pub fn new() -> Evidence {
+        Evidence {
+            recent: VecDeque::with_capacity(EVIDENCE_FRAMES + 1),
+            log_likelihood: [[0.0; CLASSES]; 81],
+            frames: 0,
+            stable_for: 0,
+            last: Grid::EMPTY,
+        }
+    }
+
+    pub fn add(&mut self, reading: &GridReading) {
+        self.recent.push_back(clue_log_likelihoods(reading));
+        if self.recent.len() > EVIDENCE_FRAMES {
+            self.recent.pop_front();
+        }
+        self.log_likelihood = [[0.0; CLASSES]; 81];
+        for frame in &self.recent {
+            for (sum, cell) in self.log_likelihood.iter_mut().zip(frame) {
+                for (s, l) in sum.iter_mut().zip(cell) {
+                    *s += l.max(1e-6f32.ln());
+                }
+            }
+        }
+        self.frames += 1;
+        let clues = self.clues();
+        self.stable_for = if clues == self.last {
+            self.stable_for + 1
+        } else {
+            1
+        };
+        self.last = clues;
+    }
+
+    /// The likeliest clues given the recent frames.
+    pub fn clues(&self) -> Grid {
+        let mut grid = Grid::EMPTY;
+        for (cell, l) in grid.0.iter_mut().zip(&self.log_likelihood) {
+            *cell = argmax(l) as u8;
+        }
+        grid
+    }
+
+    /// The probability of the likeliest class in the least sure cell.
+    fn least_sure(&self) -> f32 {
+        self.log_likelihood
+            .iter()
+            .map(|l| {
+                let top = l.iter().copied().fold(f32::MIN, f32::max);
+                1.0 / l.iter().map(|v| (v - top).exp()).sum::<f32>()
+            })
+            .fold(1.0, f32::min)
+    }
+}
+
+/// The puzzle as judged from the evidence of several frames, once it is enough; None to keep
+/// reading.
+///
+/// Once two readings agree, the most likely puzzle with one solution is decoded from the summed
+/// evidence: a clue read as empty, an empty cell read as a clue or one digit taken for another
+/// is set right when the puzzle's rules single it out. It is accepted only when no other puzzle
+/// is nearly as likely; otherwise the grid is read again next frame, so that sharper frames can
+/// settle it. Only a sure reading that stays without any such puzzle for [`MAX_READING_FRAMES`]
+/// frames is judged unsolvable or ambiguous, and the caller treats even that as provisional.
+pub fn judge_frames(evidence: &Evidence) -> Option<Judged> {
+    if evidence.stable_for < STABLE_FRAMES {
+        return None;
+    }
+    let clues = evidence.clues();
+    let verdict = decode(&clues, &evidence.log_likelihood, |_| true, Budget::FRAME);
+    if let Verdict::Solved(d) = verdict {
+        if !d.corrections.is_empty() {
+            tracing::debug!(corrections = ?d.corrections, margin = d.margin, "corrected misread cells");
+        }
+        return Some(Judged {
+            clues: d.clues,
+            solution: Some(d.solution),
+            status: Status::Solved,
+            corrections: d.corrections,
+            margin: Some(d.margin),
+        });
+    }
+    tracing::trace!(?verdict, "not sure which puzzle yet");
+    let sure = evidence.least_sure() >= SURE && evidence.frames >= MAX_READING_FRAMES;
+    match solve(&clues) {
+        Err(error) if sure => Some(Judged {
+            clues,
+            solution: None,
+            status: Status::of(&error),
+            corrections: Vec::new(),
+            margin: None,
+        }),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::recognize::read::CellReading;
+
+    #[test]
+    fn statuses_follow_the_solver() {
+        let puzzle: Grid =
+            "000000010400000000020000000000050407008000300001090000300400200050100000000806000"
+                .parse()
+                .unwrap();
+        assert_eq!(solve_clues(&puzzle).1, Status::Solved);
+        assert_eq!(solve_clues(&Grid::EMPTY), (None, Status::Multiple));
+        let mut twice = puzzle;
+        twice.0[0] = 1; // row 0 has a 1 already
+        assert_eq!(solve_clues(&twice), (None, Status::Invalid));
+    }
+
+    pub(crate) fn reading_of(clues: &Grid, sureness: f32) -> GridReading {
+        GridReading(
+            clues
+                .0
+                .iter()
+                .map(|&d| {
+                    let mut p = [(1.0 - sureness) / 9.0; CLASSES];
+                    p[d as usize] = sureness;
+                    CellReading {
+                        digit: d,
+                        handwritten: false,
+                        confidence: sureness,
+                        probabilities: p,
+                        as_clue: p,
+                    }
+                })
+                .collect(),
+        )
+    }
+
+    pub(crate) const PUZZLE: &str =
+        "530070000600195000098000060800060003400803001700020006060000280000419005000080079";
+
+    #[test]
+    fn solves_only_after_agreeing_frames() {
+        let clues: Grid = PUZZLE.parse().unwrap();
+        let mut evidence = Evidence::new();
+        evidence.add(&reading_of(&clues, 0.95));
+        assert!(judge_frames(&evidence).is_none(), "one frame is not enough");
+        evidence.add(&reading_of(&clues, 0.95));
+        let known = judge_frames(&evidence).expect("two sure frames");
+        assert_eq!(known.status, Status::Solved);
+        assert_eq!(known.clues, clues);
+    }
+
+    /// The 17-clue puzzle of the decoder's tests with its 3 in cell 54 lost.
+    const SEVENTEEN_LESS_ONE: &str =
+        "000000010400000000020000000000050407008000300001090000000400200050100000000806000";
+
+    #[test]
+    fn reading_torn_between_two_puzzles_is_never_judged() {
+        let clues: Grid = SEVENTEEN_LESS_ONE.parse().unwrap();
+        let mut reading = reading_of(&clues, 0.99);
+        // Cell 55 torn between empty, 3 and 7, frame after frame: a 3 and a 7 each give one
+        // solution, different ones. Neither the picture nor the rules can tell.
+        let torn = &mut reading.0[55];
+        torn.as_clue = [0.0; CLASSES];
+        torn.as_clue[0] = 0.5;
+        torn.as_clue[3] = 0.25;
+        torn.as_clue[7] = 0.25;
+        let mut evidence = Evidence::new();
+        for _ in 0..3 * MAX_READING_FRAMES {
+            evidence.add(&reading);
+            assert!(judge_frames(&evidence).is_none());
+        }
+    }
+
+    #[test]
+    fn clue_read_as_empty_is_restored_when_the_rules_point_at_it() {
+        // Cell 54's 3 blurred into "empty" at 90%, in every frame: without it the puzzle has
+        // many solutions; with it, one.
+        let truth: Grid =
+            "000000010400000000020000000000050407008000300001090000300400200050100000000806000"
+                .parse()
+                .unwrap();
+        let clues: Grid = SEVENTEEN_LESS_ONE.parse().unwrap();
+        let mut reading = reading_of(&clues, 0.99);
+        let faded = &mut reading.0[54];
+        faded.as_clue = [0.001; CLASSES];
+        faded.as_clue[0] = 0.9;
+        faded.as_clue[3] = 0.092;
+        let mut evidence = Evidence::new();
+        evidence.add(&reading);
+        evidence.add(&reading);
+        let known = judge_frames(&evidence).expect("judged from two frames");
+        assert_eq!((known.clues, known.status), (truth, Status::Solved));
+    }
+
+    #[test]
+    fn sure_but_broken_reading_is_judged_unsolvable_after_a_while() {
+        let mut clues: Grid = PUZZLE.parse().unwrap();
+        clues.0[1] = 5; // a repeated 5 in the top row: no solution
+        let mut evidence = Evidence::new();
+        for frame in 1..=MAX_READING_FRAMES {
+            evidence.add(&reading_of(&clues, 0.99));
+            let judged = judge_frames(&evidence);
+            if frame < MAX_READING_FRAMES {
+                assert!(judged.is_none(), "judged at frame {frame}");
+            } else {
+                assert_eq!(judged.map(|k| k.status), Some(Status::Invalid));
+            }
+        }
+    }
+}
