@@ -2,7 +2,10 @@
 //! `photos` bench report on them. Shared by tests/ and benches/ (see their `#[path]`).
 #![allow(dead_code)]
 
+pub mod camera;
 pub mod corrupt;
+pub mod handheld;
+pub mod videos;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

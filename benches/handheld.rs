@@ -1,0 +1,80 @@
+//! The simulated hand-held camera over real pages (tests/common/camera.rs): per clip, the lock
+//! delay, the share of frames right after lock, frames drawn more than 5% of the side off, the
+//! corner error, drift on the 30 s pans, and the tracking time.
+//!
+//! `cargo bench --bench handheld` prints them; `-- --crops DIR` also writes each page's truth
+//! corners zoomed (published corner blue, truth red) to check by eye; `-- --frames DIR` writes
+//! a few frames of each clip; `-- --only NAME` runs only the clips whose name contains NAME.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::path::PathBuf;
+
+use common::camera::{self, Camera};
+use common::handheld;
+use opencv::prelude::*;
+
+fn arg(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
+}
+
+fn main() {
+    let pages = camera::pages();
+    eprintln!("{} pages: {}", pages.len(), pages.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(" "));
+    if let Some(dir) = arg("--crops").map(PathBuf::from) {
+        std::fs::create_dir_all(&dir).expect("crops dir");
+        for page in &pages {
+            let crops = camera::corner_crops(page).expect("crops");
+            // Diagnostics only: how far the truth moved from the published corners, and how far
+            // the project's own detector is from it (never used as truth).
+            let side = page.corners.sides().iter().sum::<f64>() / 4.0;
+            let mut pipeline = common::pipeline();
+            let mut times = Default::default();
+            let ours = pipeline.process(&page.image, &mut times).ok().flatten().map(|p| {
+                (0..4).map(|k| sudoku_ar::geometry::Quad(std::array::from_fn(|i| p.quad.0[(i + k) % 4])).max_corner_distance(&page.corners)).fold(f64::MAX, f64::min)
+            });
+            println!(
+                "{:<28} {}x{}  published to truth {:.2}%  detector to truth {}",
+                page.name,
+                page.image.cols(),
+                page.image.rows(),
+                100.0 * page.published.max_corner_distance(&page.corners) / side,
+                ours.map_or("none".into(), |d| format!("{:.2}%", 100.0 * d / side))
+            );
+            let path = dir.join(format!("{}.png", page.name.trim_end_matches(".jpg")));
+            opencv::imgcodecs::imwrite(path.to_str().unwrap(), &crops, &opencv::core::Vector::new()).expect("write");
+        }
+    }
+    if let Some(dir) = arg("--frames").map(PathBuf::from) {
+        std::fs::create_dir_all(&dir).expect("frames dir");
+        for clip in camera::clips(&pages) {
+            let camera = Camera::new(&pages, &clip).expect("camera");
+            for i in (0..clip.frames).step_by(45) {
+                let (frame, _) = camera.frame(i).expect("frame");
+                let path = dir.join(format!("{}-{i:04}.jpg", clip.name.replace([':', '+'], "_").replace(".jpg", "")));
+                opencv::imgcodecs::imwrite(path.to_str().unwrap(), &frame, &opencv::core::Vector::new()).expect("write");
+            }
+        }
+        return;
+    }
+    let only = arg("--only");
+    let pages_run = pages;
+    let mut results = handheld::run_all(&pages_run, 2);
+    if let Some(only) = only {
+        results.retain(|r| r.clip.name.contains(&only));
+    }
+    println!();
+    for r in &results {
+        println!("{}", r.line());
+    }
+    let totals = handheld::totals(&pages_run, &results);
+    println!("\n{}", totals.summary());
+    let mut track: Vec<_> = results.iter().flat_map(|r| r.run.track_times.iter().copied()).collect();
+    track.sort();
+    if !track.is_empty() {
+        let at = |q: f64| track[((track.len() - 1) as f64 * q) as usize].as_secs_f64() * 1e3;
+        println!("tracking per 960x540 frame (two clips at once on 2 cores): p50 {:.2} ms, p99 {:.2} ms", at(0.5), at(0.99));
+    }
+}

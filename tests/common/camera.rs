@@ -1,0 +1,642 @@
+//! A simulated hand-held camera over real photos of Sudokus: every frame rendered in memory
+//! (the photo laid on a table, moved, tilted, turned, blurred by the motion, lit unevenly, with
+//! sensor noise and a finger), with the truth of every frame: where the grid's corners are and
+//! which solution belongs there. Shared by tests/handheld.rs and benches/handheld.rs.
+//!
+//! The truth corners never come from the project's detector: they are the datasets' published
+//! corners, moved onto the centre of the printed border line by [`border_corners`], a separate,
+//! simple method (darkest line across the border, fitted near each corner). Checked by eye on
+//! zoomed crops (`cargo bench --bench handheld -- --crops DIR`).
+#![allow(dead_code)]
+
+use opencv::core::{self, Mat, Point, Point2f, Scalar, Size, Vector};
+use opencv::imgproc;
+use opencv::prelude::*;
+use sudoku_ar::geometry::{Homography, Quad};
+use sudoku_ar::grid::Grid;
+use sudoku_ar::solve::solve;
+
+use super::videos::{TruthFrame, TruthPuzzle};
+use super::{Sample, Truth};
+
+/// A real photo of a puzzle, with independent truth.
+pub struct Page {
+    pub name: String,
+    pub image: Mat,
+    /// Centre of the printed border's corners, in the photo's pixels, top-left of the puzzle
+    /// first, clockwise.
+    pub corners: Quad,
+    /// The dataset's own corners, in the same order.
+    pub published: Quad,
+    pub solution: Grid,
+}
+
+/// Wicht photos turned in the picture (checked by eye): the quarter turns clockwise that bring
+/// the puzzle upright. Their published outlines follow the picture, not the puzzle.
+const WICHT_TURNED: &[(&str, usize)] = &[];
+
+/// Photos left out: pages whose still photo this project cannot read (the most strongly curved).
+const LEFT_OUT: &[&str] = &["image71.jpg", "image87.jpg"];
+
+/// The pages the simulated camera films: the 14 blurriest 640x480 Wicht photos, the 8 larger
+/// Wicht photos with the strongest light gradient over the grid, and 10 Kubiesa phone photos
+/// of different puzzles (portrait, both phones), 32 in all.
+pub fn pages() -> Vec<Page> {
+    let mut small = Vec::new();
+    let mut large = Vec::new();
+    for sample in super::wicht() {
+        let name = file_name(&sample);
+        if LEFT_OUT.contains(&name.as_str()) || WICHT_TURNED.iter().any(|(n, _)| *n == name) {
+            continue;
+        }
+        let Some(page) = page_of(&sample, 0) else { continue };
+        if page.image.cols() == 640 && page.image.rows() == 480 {
+            small.push((sharpness(&page), page));
+        } else {
+            large.push((light_gradient(&page), page));
+        }
+    }
+    small.sort_by(|a, b| a.0.total_cmp(&b.0));
+    large.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut pages: Vec<Page> = small.into_iter().take(14).map(|(_, p)| p).collect();
+    pages.extend(large.into_iter().take(8).map(|(_, p)| p));
+    let kubiesa = super::kubiesa_val();
+    // Four photos per puzzle (two phones, portrait and landscape): take the first portrait one
+    // of each of 10 puzzles.
+    let mut seen = std::collections::BTreeSet::new();
+    for sample in &kubiesa {
+        let name = file_name(sample);
+        let puzzle = name.split('_').take(2).collect::<Vec<_>>().join("_");
+        if seen.contains(&puzzle) || seen.len() >= 10 {
+            continue;
+        }
+        let Some(page) = page_of(sample, 0) else { continue };
+        // Landscape pictures of these portrait pages are turned.
+        if page.image.cols() > page.image.rows() {
+            continue;
+        }
+        seen.insert(puzzle);
+        pages.push(page);
+    }
+    pages
+}
+
+fn file_name(sample: &Sample) -> String {
+    sample.path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+fn page_of(sample: &Sample, turns: usize) -> Option<Page> {
+    let image = opencv::imgcodecs::imread(sample.path.to_str()?, opencv::imgcodecs::IMREAD_COLOR).ok()?;
+    if image.empty() {
+        return None;
+    }
+    let published = sample.corners?;
+    let published = Quad(std::array::from_fn(|i| published.0[(i + turns) % 4]));
+    let mut clues = Grid::EMPTY;
+    for (cell, truth) in clues.0.iter_mut().zip(sample.cells) {
+        if let Truth::Digit(d) = truth {
+            *cell = d;
+        }
+    }
+    // Kubiesa's grids are labelled with every digit, printed or handwritten (all filled in
+    // rightly): the solution is the one the labelled digits allow.
+    let solution = solve(&clues).ok()?;
+    let mut gray = Mat::default();
+    imgproc::cvt_color(&image, &mut gray, imgproc::COLOR_BGR2GRAY, 0).ok()?;
+    let corners = border_corners(&gray, &published)?;
+    Some(Page { name: file_name(sample), image, corners, published, solution })
+}
+
+/// Side of the grid in the square the border is searched in.
+const SEARCH_SIDE: f64 = 450.0;
+/// Margin around it: room for published corners up to this share of the side off the border.
+const SEARCH_MARGIN: f64 = 0.045;
+
+/// The corners of the printed border's centre line near `published`: for each side, the darkest
+/// line across it (mean over a stretch along the side) in each of the 3 cells nearest each end,
+/// a straight line fitted through those 3, and each corner where its two sides' lines cross.
+/// Fitting near each corner keeps a curved page's corners on the paper.
+pub fn border_corners(gray: &Mat, published: &Quad) -> Option<Quad> {
+    let margin = SEARCH_MARGIN * SEARCH_SIDE;
+    let full = SEARCH_SIDE + 2.0 * margin;
+    let square = Quad::UNIT.scaled(SEARCH_SIDE).translated(margin, margin);
+    let square_from_image = Homography::from_quads(published, &square)?;
+    let mut rectified = Mat::default();
+    imgproc::warp_perspective(
+        gray,
+        &mut rectified,
+        &square_from_image.to_mat().ok()?,
+        Size::new(full as i32, full as i32),
+        imgproc::INTER_AREA,
+        core::BORDER_REPLICATE,
+        Scalar::default(),
+    )
+    .ok()?;
+    let mut smooth = Mat::default();
+    imgproc::gaussian_blur(&rectified, &mut smooth, Size::new(5, 5), 1.2, 1.2, core::BORDER_DEFAULT).ok()?;
+    let at = |x: i32, y: i32| -> f64 { smooth.at_2d::<u8>(y, x).map(|v| *v as f64).unwrap_or(255.0) };
+    let cell = SEARCH_SIDE / 9.0;
+    // The darkest offset across side `s` (0 top, 1 right, 2 bottom, 3 left) at cell `k` along it.
+    let darkest = |s: usize, k: usize| -> [f64; 2] {
+        let along_from = margin + (k as f64 + 0.2) * cell;
+        let along_to = margin + (k as f64 + 0.8) * cell;
+        let nominal = if s == 0 || s == 3 { margin } else { margin + SEARCH_SIDE };
+        let mut best = (0.0, nominal);
+        let mut profile = Vec::new();
+        let reach = margin as i32;
+        for off in -reach..=reach {
+            let across = nominal as i32 + off;
+            let mut sum = 0.0;
+            let mut n = 0.0;
+            let mut a = along_from as i32;
+            while (a as f64) < along_to {
+                sum += if s == 0 || s == 2 { at(a, across) } else { at(across, a) };
+                n += 1.0;
+                a += 1;
+            }
+            profile.push((across as f64, sum / n));
+        }
+        // A line is darker than both sides of it: the strongest such ridge.
+        const W: usize = 4;
+        let ridge = |i: usize| 0.5 * (profile[i - W].1 + profile[i + W].1) - profile[i].1;
+        let mut best_at = None;
+        for i in W + 1..profile.len() - W - 1 {
+            if best_at.is_none_or(|b| ridge(i) > ridge(b)) {
+                best_at = Some(i);
+            }
+        }
+        if let Some(i) = best_at {
+            // Sub-pixel: the vertex of the parabola through the peak and its neighbours.
+            let (l, c, r) = (ridge(i - 1), ridge(i), ridge(i + 1));
+            let curvature = l - 2.0 * c + r;
+            let shift = if curvature < 0.0 { 0.5 * (l - r) / curvature } else { 0.0 };
+            best = (c, profile[i].0 + shift.clamp(-0.5, 0.5));
+        }
+        let along = 0.5 * (along_from + along_to);
+        if s == 0 || s == 2 { [along, best.1] } else { [best.1, along] }
+    };
+    // Line through the darkest points of side `s` in cells `ks`, as (point, direction).
+    let side_line = |s: usize, ks: [usize; 3]| -> ([f64; 2], [f64; 2]) {
+        let points: Vec<[f64; 2]> = ks.iter().map(|&k| darkest(s, k)).collect();
+        let horizontal = s == 0 || s == 2;
+        // Least squares across = a + b * along.
+        let (along, across): (Vec<f64>, Vec<f64>) =
+            points.iter().map(|p| if horizontal { (p[0], p[1]) } else { (p[1], p[0]) }).unzip();
+        let n = 3.0;
+        let ma = along.iter().sum::<f64>() / n;
+        let mc = across.iter().sum::<f64>() / n;
+        let sxx: f64 = along.iter().map(|a| (a - ma).powi(2)).sum();
+        let sxy: f64 = along.iter().zip(&across).map(|(a, c)| (a - ma) * (c - mc)).sum();
+        let b = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+        if horizontal { ([ma, mc], [1.0, b]) } else { ([mc, ma], [b, 1.0]) }
+    };
+    let cross = |(p, d): ([f64; 2], [f64; 2]), (q, e): ([f64; 2], [f64; 2])| -> [f64; 2] {
+        let det = d[0] * -e[1] + e[0] * d[1];
+        let t = ((q[0] - p[0]) * -e[1] + e[0] * (q[1] - p[1])) / det;
+        [p[0] + t * d[0], p[1] + t * d[1]]
+    };
+    const FIRST: [usize; 3] = [0, 1, 2];
+    const LAST: [usize; 3] = [6, 7, 8];
+    let corners_in_square = [
+        cross(side_line(0, FIRST), side_line(3, FIRST)),
+        cross(side_line(0, LAST), side_line(1, FIRST)),
+        cross(side_line(2, LAST), side_line(1, LAST)),
+        cross(side_line(2, FIRST), side_line(3, LAST)),
+    ];
+    let image_from_square = square_from_image.inverse()?;
+    let corners = Quad(corners_in_square.map(|p| image_from_square.apply(p)));
+    corners.is_convex().then_some(corners)
+}
+
+/// Mean squared Laplacian over the grid: lower is blurrier.
+fn sharpness(page: &Page) -> f64 {
+    let Some(grid) = grid_square(page, 300) else { return f64::MAX };
+    let mut lap = Mat::default();
+    if imgproc::laplacian(&grid, &mut lap, core::CV_64F, 1, 1.0, 0.0, core::BORDER_DEFAULT).is_err() {
+        return f64::MAX;
+    }
+    let mut mean = Scalar::default();
+    let mut dev = Scalar::default();
+    let _ = core::mean_std_dev(&lap, &mut mean, &mut dev, &core::no_array());
+    dev[0]
+}
+
+/// Spread of the paper's brightness over the grid, heavily smoothed: uneven light.
+fn light_gradient(page: &Page) -> f64 {
+    let Some(grid) = grid_square(page, 90) else { return 0.0 };
+    let mut blurred = Mat::default();
+    let _ = imgproc::dilate(&grid, &mut blurred, &Mat::default(), Point::new(-1, -1), 4, core::BORDER_REPLICATE, Scalar::default());
+    let (mut min, mut max) = (0.0, 0.0);
+    let _ = core::min_max_loc(&blurred, Some(&mut min), Some(&mut max), None, None, &core::no_array());
+    max - min
+}
+
+fn grid_square(page: &Page, side: i32) -> Option<Mat> {
+    let mut gray = Mat::default();
+    imgproc::cvt_color(&page.image, &mut gray, imgproc::COLOR_BGR2GRAY, 0).ok()?;
+    let h = Homography::from_quads(&page.corners, &Quad::UNIT.scaled(side as f64))?;
+    let mut out = Mat::default();
+    imgproc::warp_perspective(&gray, &mut out, &h.to_mat().ok()?, Size::new(side, side), imgproc::INTER_AREA, core::BORDER_REPLICATE, Scalar::default()).ok()?;
+    Some(out)
+}
+
+/// Zoomed crops of a page's four truth corners (published in blue, truth in red), side by side.
+pub fn corner_crops(page: &Page) -> opencv::Result<Mat> {
+    const HALF: i32 = 40;
+    const ZOOM: i32 = 4;
+    let mut crops = Vector::<Mat>::new();
+    for (i, &[x, y]) in page.corners.0.iter().enumerate() {
+        let centre = Point2f::new(x as f32, y as f32);
+        let mut crop = Mat::default();
+        imgproc::get_rect_sub_pix(&page.image, Size::new(2 * HALF, 2 * HALF), centre, &mut crop, -1)?;
+        let mut big = Mat::default();
+        imgproc::resize(&crop, &mut big, Size::new(2 * HALF * ZOOM, 2 * HALF * ZOOM), 0.0, 0.0, imgproc::INTER_NEAREST)?;
+        let mark = |big: &mut Mat, p: [f64; 2], colour: Scalar| -> opencv::Result<()> {
+            let px = ((p[0] - x) as f32 + HALF as f32) * ZOOM as f32;
+            let py = ((p[1] - y) as f32 + HALF as f32) * ZOOM as f32;
+            imgproc::circle(big, Point::new(px as i32, py as i32), 6, colour, 2, imgproc::LINE_AA, 0)
+        };
+        mark(&mut big, page.published.0[i], Scalar::new(255.0, 0.0, 0.0, 0.0))?;
+        mark(&mut big, [x, y], Scalar::new(0.0, 0.0, 255.0, 0.0))?;
+        crops.push(big);
+    }
+    let mut row = Mat::default();
+    core::hconcat(&crops, &mut row)?;
+    Ok(row)
+}
+
+/// Small deterministic random numbers.
+pub struct Random(u64);
+
+impl Random {
+    pub fn new(seed: u64) -> Random {
+        Random(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    pub fn unit(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    pub fn between(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.unit()
+    }
+}
+
+/// Frames per second of every clip.
+pub const FPS: f64 = 30.0;
+
+/// What happens in a clip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Script {
+    /// 8 s: the page slides in, the hand wobbles and shakes, a finger covers part of the grid,
+    /// the light dims and comes back, the grid goes partly out of view and returns.
+    Handheld,
+    /// 30 s: like `Handheld`, slower, and the page leaves the view entirely and comes back.
+    Pan,
+    /// 10 s: one page, then another one laid in the same place.
+    Swap,
+}
+
+/// One simulated video.
+#[derive(Debug, Clone)]
+pub struct Clip {
+    pub name: String,
+    pub script: Script,
+    /// Pages shown: the second one only in a `Swap`, from `SWAP_AT`.
+    pub pages: Vec<usize>,
+    pub size: Size,
+    pub frames: usize,
+    seed: u64,
+}
+
+/// When a `Swap` lays the second page.
+pub const SWAP_AT: f64 = 5.0;
+
+impl Clip {
+    pub fn new(script: Script, pages: Vec<usize>, names: &[String], seed: u64) -> Clip {
+        let seconds = match script {
+            Script::Handheld => 8.0,
+            Script::Pan => 30.0,
+            Script::Swap => 10.0,
+        };
+        let label = match script {
+            Script::Handheld => "handheld",
+            Script::Pan => "pan",
+            Script::Swap => "swap",
+        };
+        let name = format!("{label}:{}", pages.iter().map(|&p| names[p].as_str()).collect::<Vec<_>>().join("+"));
+        Clip { name, script, pages, size: Size::new(960, 540), frames: (seconds * FPS) as usize, seed }
+    }
+}
+
+/// The clips over `pages`: one hand-held clip per page, a 30 s pan over every 8th, and swaps
+/// between neighbours.
+pub fn clips(pages: &[Page]) -> Vec<Clip> {
+    let names: Vec<String> = pages.iter().map(|p| p.name.clone()).collect();
+    let mut clips: Vec<Clip> = (0..pages.len()).map(|i| Clip::new(Script::Handheld, vec![i], &names, i as u64)).collect();
+    for i in (0..pages.len()).step_by(8) {
+        clips.push(Clip::new(Script::Pan, vec![i], &names, 100 + i as u64));
+    }
+    for i in (3..pages.len()).step_by(12) {
+        clips.push(Clip::new(Script::Swap, vec![i, (i + 5) % pages.len()], &names, 200 + i as u64));
+    }
+    clips
+}
+
+/// Where the grid is in a frame: centre (frame pixels), side (pixels), turn (radians) and
+/// perspective (per unit of grid).
+#[derive(Debug, Clone, Copy)]
+struct Pose {
+    centre: [f64; 2],
+    side: f64,
+    angle: f64,
+    tilt: [f64; 2],
+}
+
+impl Pose {
+    /// Frame pixels from grid coordinates centred on the grid ([-0.5, 0.5] each way).
+    fn frame_from_grid(&self) -> Homography {
+        let (s, c) = self.angle.sin_cos();
+        let k = self.side;
+        let rotate_scale = Homography([k * c, -k * s, self.centre[0], k * s, k * c, self.centre[1], 0.0, 0.0, 1.0]);
+        let tilt = Homography([1.0, 0.0, 0.0, 0.0, 1.0, 0.0, self.tilt[0], self.tilt[1], 1.0]);
+        rotate_scale.after(&tilt)
+    }
+}
+
+fn smoothstep(t: f64) -> f64 {
+    let t = t.clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
+/// A bump from 0 up to 1 over [a, a + ramp], held, and back down over [b - ramp, b].
+fn bump(t: f64, a: f64, b: f64, ramp: f64) -> f64 {
+    smoothstep((t - a) / ramp).min(smoothstep((b - t) / ramp))
+}
+
+/// Renders the frames of one clip and their truth.
+pub struct Camera<'a> {
+    pages: &'a [Page],
+    clip: Clip,
+    table: Mat,
+    noise: Vec<Mat>,
+    shadow: Mat,
+    /// Random phases and amplitudes of the hand's wobble.
+    wobble: [[f64; 3]; 6],
+    /// Grid-from-photo per page, centred on the grid.
+    grid_from_photo: Vec<Homography>,
+}
+
+impl<'a> Camera<'a> {
+    pub fn new(pages: &'a [Page], clip: &Clip) -> opencv::Result<Camera<'a>> {
+        let mut random = Random::new(clip.seed);
+        let size = clip.size;
+        let mut table = Mat::new_size_with_default(size, core::CV_8UC3, Scalar::new(70.0, 105.0, 140.0, 0.0))?;
+        let mut grain = Mat::new_size_with_default(size, core::CV_8UC3, Scalar::all(0.0))?;
+        core::randu(&mut grain, &Scalar::all(0.0), &Scalar::all(60.0))?;
+        let mut soft = Mat::default();
+        imgproc::gaussian_blur(&grain, &mut soft, Size::new(0, 0), 9.0, 2.0, core::BORDER_REFLECT)?;
+        let mut mixed = Mat::default();
+        core::add_weighted(&table, 1.0, &soft, 1.0, -30.0, &mut mixed, -1)?;
+        table = mixed;
+        let mut noise = Vec::new();
+        for _ in 0..4 {
+            let mut n = Mat::new_size_with_default(size, core::CV_8UC3, Scalar::all(0.0))?;
+            core::randn(&mut n, &Scalar::all(128.0), &Scalar::all(4.0))?;
+            noise.push(n);
+        }
+        // A shadow across the frame: 0 on the left to 70 on the right.
+        let mut shadow = Mat::new_size_with_default(size, core::CV_8UC3, Scalar::all(0.0))?;
+        for x in 0..size.width {
+            let v = 70.0 * x as f64 / size.width as f64;
+            imgproc::line(&mut shadow, Point::new(x, 0), Point::new(x, size.height - 1), Scalar::all(v), 1, imgproc::LINE_8, 0)?;
+        }
+        let wobble = std::array::from_fn(|_| [random.between(0.0, std::f64::consts::TAU), random.between(0.25, 1.1), random.between(0.6, 1.0)]);
+        let grid_from_photo = clip
+            .pages
+            .iter()
+            .map(|&p| {
+                let centred = Quad([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]]);
+                Homography::from_quads(&pages[p].corners, &centred).unwrap_or(Homography::scaling(1.0))
+            })
+            .collect();
+        Ok(Camera { pages, clip: clip.clone(), table, noise, shadow, wobble, grid_from_photo })
+    }
+
+    pub fn clip(&self) -> &Clip {
+        &self.clip
+    }
+
+    fn wobble(&self, k: usize, t: f64) -> f64 {
+        let [phase, hz, amp] = self.wobble[k];
+        amp * (std::f64::consts::TAU * hz * t + phase).sin()
+    }
+
+    /// The grid's pose at `t` seconds.
+    fn pose(&self, t: f64) -> Pose {
+        let (w, h) = (self.clip.size.width as f64, self.clip.size.height as f64);
+        let base_side = 0.62 * h;
+        let mut x = 0.5 * w + 0.05 * w * self.wobble(0, t);
+        let mut y = 0.5 * h + 0.05 * h * self.wobble(1, t);
+        let mut side = base_side * (1.0 + 0.08 * self.wobble(2, t));
+        let angle = 0.10 * self.wobble(3, t);
+        let tilt = [0.18 * self.wobble(4, t), 0.18 * self.wobble(5, t)];
+        match self.clip.script {
+            Script::Handheld => {
+                // Slides in from the left, a quick shake, out to the right part way and back.
+                x -= 0.95 * w * (1.0 - smoothstep(t / 1.0));
+                x += 0.07 * w * bump(t, 2.0, 2.6, 0.15);
+                x += 0.32 * w * bump(t, 5.0, 6.5, 0.5);
+            }
+            Script::Pan => {
+                x -= 0.95 * w * (1.0 - smoothstep(t / 1.5));
+                // Away entirely to the left (8-11 s), back; part way up and out (15-18 s).
+                x -= 1.1 * w * bump(t, 8.0, 11.0, 1.0);
+                y -= 0.3 * h * bump(t, 15.0, 18.0, 1.0);
+                x += 0.12 * w * (0.3 * t).sin();
+                side *= 1.0 + 0.15 * (0.2 * t).sin();
+            }
+            Script::Swap => {
+                x -= 0.95 * w * (1.0 - smoothstep(t / 1.0));
+            }
+        }
+        Pose { centre: [x, y], side, angle, tilt }
+    }
+
+    /// The page in view at `t`, as an index into `clip.pages`.
+    fn page_at(&self, t: f64) -> usize {
+        if self.clip.script == Script::Swap && t >= SWAP_AT && self.clip.pages.len() > 1 { 1 } else { 0 }
+    }
+
+    /// Whether a finger is over the paper at `t`, and where its tip is (grid coordinates).
+    fn finger(&self, t: f64) -> Option<[f64; 2]> {
+        let (from, to) = match self.clip.script {
+            Script::Handheld => (3.0, 4.5),
+            Script::Pan => (19.0, 23.0),
+            Script::Swap => (7.0, 8.0),
+        };
+        (t >= from && t < to).then(|| {
+            let u = (t - from) / (to - from);
+            [-0.25 + 0.5 * u, 0.15 + 0.1 * (u * 6.0).sin()]
+        })
+    }
+
+    /// The frame at index `i` and its truth.
+    pub fn frame(&self, i: usize) -> opencv::Result<(Mat, TruthFrame)> {
+        let t = i as f64 / FPS;
+        let which = self.page_at(t);
+        let page = &self.pages[self.clip.pages[which]];
+        let pose = self.pose(t);
+        let frame_from_grid = pose.frame_from_grid();
+        let frame_from_photo = frame_from_grid.after(&self.grid_from_photo[which]);
+        let mut frame = self.table.try_clone()?;
+        imgproc::warp_perspective(
+            &page.image,
+            &mut frame,
+            &frame_from_photo.to_mat()?,
+            self.clip.size,
+            imgproc::INTER_LINEAR,
+            core::BORDER_TRANSPARENT,
+            Scalar::default(),
+        )?;
+        let finger = self.finger(t);
+        if let Some(tip) = finger {
+            draw_finger(&mut frame, &frame_from_grid, tip)?;
+        }
+        // Motion blur along the grid centre's motion during half a frame's exposure.
+        let before = self.pose(t - 0.25 / FPS).centre;
+        let after = self.pose(t + 0.25 / FPS).centre;
+        motion_blur(&mut frame, [after[0] - before[0], after[1] - before[1]])?;
+        self.light(&mut frame, t, i)?;
+        let corners = Quad([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]].map(|p| frame_from_grid.apply(p)));
+        let (w, h) = (self.clip.size.width as f64, self.clip.size.height as f64);
+        let inside = |[x, y]: [f64; 2]| x >= 0.0 && y >= 0.0 && x < w && y < h;
+        let any_in_view = (0..100).any(|k| inside(frame_from_grid.apply([(k % 10) as f64 / 9.0 - 0.5, (k / 10) as f64 / 9.0 - 0.5])));
+        let puzzles = if any_in_view {
+            vec![TruthPuzzle {
+                id: page.name.clone(),
+                corners: corners.0,
+                clues: String::new(),
+                solution: page.solution.to_string(),
+                whole: corners.0.iter().all(|&p| inside(p)),
+                occluded: finger.is_some(),
+            }]
+        } else {
+            Vec::new()
+        };
+        Ok((frame, TruthFrame { frame: i as u64, puzzles }))
+    }
+
+    /// Light: overall brightness falling to 65% and back, a shadow across the frame that comes
+    /// and goes, and sensor noise.
+    fn light(&self, frame: &mut Mat, t: f64, i: usize) -> opencv::Result<()> {
+        let seconds = self.clip.frames as f64 / FPS;
+        let gain = 1.0 - 0.35 * bump(t, 0.35 * seconds, 0.75 * seconds, 0.15 * seconds);
+        let shade = 0.8 * bump(t, 0.2 * seconds, 0.6 * seconds, 0.2 * seconds);
+        let mut lit = Mat::default();
+        core::add_weighted(&*frame, gain, &self.shadow, -shade, 0.0, &mut lit, -1)?;
+        core::add_weighted(&lit, 1.0, &self.noise[i % self.noise.len()], 1.0, -128.0, frame, -1)?;
+        Ok(())
+    }
+}
+
+/// A finger coming in from below, its tip at `tip` (grid coordinates, centred).
+fn draw_finger(frame: &mut Mat, frame_from_grid: &Homography, tip: [f64; 2]) -> opencv::Result<()> {
+    let half_width = 0.06;
+    let mut outline = Vec::new();
+    for k in 0..=12 {
+        let a = std::f64::consts::PI * k as f64 / 12.0;
+        outline.push([tip[0] - half_width * a.cos(), tip[1] - half_width * a.sin()]);
+    }
+    outline.push([tip[0] + half_width * 1.3, 1.5]);
+    outline.push([tip[0] - half_width * 1.3, 1.5]);
+    let points: Vector<Point> = outline
+        .iter()
+        .map(|&p| {
+            let [x, y] = frame_from_grid.apply(p);
+            Point::new(x.clamp(-1e5, 1e5) as i32, y.clamp(-1e5, 1e5) as i32)
+        })
+        .collect();
+    let mut polygons = Vector::<Vector<Point>>::new();
+    polygons.push(points);
+    imgproc::fill_poly(frame, &polygons, Scalar::new(120.0, 150.0, 205.0, 0.0), imgproc::LINE_AA, 0, Point::default())
+}
+
+/// Blurs `frame` along `motion` (pixels moved while the shutter was open).
+fn motion_blur(frame: &mut Mat, motion: [f64; 2]) -> opencv::Result<()> {
+    let length = motion[0].hypot(motion[1]);
+    if length < 1.5 {
+        return Ok(());
+    }
+    let half = (length / 2.0).ceil() as i32;
+    let side = 2 * half + 1;
+    let mut kernel = Mat::new_rows_cols_with_default(side, side, core::CV_32F, Scalar::all(0.0))?;
+    let (dx, dy) = (motion[0] / length, motion[1] / length);
+    let steps = (2.0 * length).ceil() as i32;
+    for s in 0..=steps {
+        let r = -0.5 * length + length * s as f64 / steps as f64;
+        let (x, y) = ((half as f64 + r * dx).round() as i32, (half as f64 + r * dy).round() as i32);
+        *kernel.at_2d_mut::<f32>(y, x)? += 1.0;
+    }
+    let total = core::sum_elems(&kernel)?[0];
+    let mut normalised = Mat::default();
+    kernel.convert_to(&mut normalised, core::CV_32F, 1.0 / total, 0.0)?;
+    let mut blurred = Mat::default();
+    imgproc::filter_2d(&*frame, &mut blurred, -1, &normalised, Point::new(-1, -1), 0.0, core::BORDER_REPLICATE)?;
+    *frame = blurred;
+    Ok(())
+}
+
+/// A clip run through the vision stage.
+pub struct Run {
+    pub truth: Vec<TruthFrame>,
+    pub seen: Vec<super::videos::SeenFrame>,
+    /// Time the vision stage spent tracking, per frame it tracked.
+    pub track_times: Vec<std::time::Duration>,
+}
+
+/// Feeds every frame of `camera`'s clip through a fresh vision stage.
+pub fn run(reader: sudoku_ar::recognize::read::DigitReader, camera: &Camera) -> Run {
+    use super::videos::{SeenFrame, SeenPuzzle};
+    let mut vision = sudoku_ar::video::vision::Vision::new(reader);
+    let mut run = Run { truth: Vec::new(), seen: Vec::new(), track_times: Vec::new() };
+    for i in 0..camera.clip().frames {
+        let (frame, truth) = camera.frame(i).unwrap_or_else(|e| panic!("{}: frame {i}: {e}", camera.clip().name));
+        let view = vision.process(&frame).unwrap_or_else(|e| panic!("{}: frame {i}: {e}", camera.clip().name));
+        run.track_times.extend(view.times.track);
+        run.truth.push(truth);
+        run.seen.push(SeenFrame {
+            frame: i as u64,
+            puzzle: view.puzzle.map(|p| SeenPuzzle {
+                corners: p.quad.0,
+                clues: p.clues.to_string(),
+                solution: p.solved.and_then(|k| k.solution).map(|s| s.to_string()),
+                status: p.state.as_str().to_string(),
+            }),
+        });
+    }
+    run
+}
+
+/// Corner errors on frames drawing the right solution, in the first and the last `seconds` of
+/// the clip (for drift).
+pub fn first_and_last(run: &Run, seconds: f64) -> (Vec<f64>, Vec<f64>) {
+    let span = (seconds * FPS) as usize;
+    let errors_in = |range: std::ops::Range<usize>| -> Vec<f64> {
+        range
+            .filter_map(|i| {
+                let seen = run.seen.get(i)?.puzzle.as_ref()?;
+                let truth = run.truth.get(i)?.puzzles.first()?;
+                (seen.solution.as_deref() == Some(truth.solution.as_str()))
+                    .then(|| super::videos::corner_error(&seen.corners, &truth.corners))
+            })
+            .collect()
+    };
+    // The first seconds after the overlay first appears.
+    let first_drawn = (0..run.seen.len()).find(|&i| run.seen[i].puzzle.as_ref().is_some_and(|p| p.solution.is_some())).unwrap_or(0);
+    let n = run.seen.len();
+    (errors_in(first_drawn..(first_drawn + span).min(n)), errors_in(n.saturating_sub(span)..n))
+}

@@ -1,0 +1,150 @@
+//! Running every simulated-camera clip and summing up the figures: shared by
+//! tests/handheld.rs (which asserts the targets) and benches/handheld.rs (which prints them).
+#![allow(dead_code)]
+
+use std::sync::Mutex;
+
+use super::camera::{self, Camera, Clip, Page, Run, Script};
+use super::videos::{self, VideoScore};
+
+/// One clip's figures.
+pub struct ClipResult {
+    pub clip: Clip,
+    pub score: VideoScore,
+    pub run: Run,
+}
+
+impl ClipResult {
+    pub fn line(&self) -> String {
+        let mut e = self.score.corner_errors.clone();
+        e.sort_by(f64::total_cmp);
+        let pct = |q: f64| if e.is_empty() { f64::NAN } else { 100.0 * e[((e.len() - 1) as f64 * q).round() as usize] };
+        let delays: Vec<String> = self
+            .score
+            .appearances
+            .iter()
+            .filter(|a| a.whole_from.is_some())
+            .map(|a| a.lock_delay.map_or("never".into(), |d| d.to_string()))
+            .collect();
+        let mut line = format!(
+            "{:<48} lock [{}] right after lock {:6.2}%  >5% off {:3}  corner error p50 {:.2}% p99 {:.2}% max {:.2}%",
+            self.clip.name,
+            delays.join(","),
+            100.0 * self.score.right_share(),
+            self.score.wrong_frames.len(),
+            pct(0.5),
+            pct(0.99),
+            pct(1.0),
+        );
+        if self.clip.script == Script::Pan {
+            let (first, last) = camera::first_and_last(&self.run, 5.0);
+            let mean = |v: &[f64]| 100.0 * v.iter().sum::<f64>() / v.len().max(1) as f64;
+            line += &format!("  drift: first 5 s {:.2}%, last 5 s {:.2}% (mean)", mean(&first), mean(&last));
+        }
+        line
+    }
+}
+
+/// Runs every clip over `pages` on `threads` threads, each with its own reader.
+pub fn run_all(pages: &[Page], threads: usize) -> Vec<ClipResult> {
+    let clips = camera::clips(pages);
+    let next = Mutex::new(0usize);
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let i = {
+                        let mut n = next.lock().unwrap();
+                        let i = *n;
+                        *n += 1;
+                        i
+                    };
+                    let Some(clip) = clips.get(i) else { break };
+                    let reader = sudoku_ar::recognize::read::DigitReader::builtin().expect("digit model");
+                    let camera = Camera::new(pages, clip).expect("camera");
+                    let run = camera::run(reader, &camera);
+                    let score = videos::score(&run.truth, &run.seen);
+                    let result = ClipResult { clip: clip.clone(), score, run };
+                    eprintln!("{}", result.line());
+                    results.lock().unwrap().push((i, result));
+                }
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap();
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Figures over all clips.
+pub struct Totals {
+    pub clips: usize,
+    pub pages: usize,
+    pub frames: usize,
+    pub lock_delays: Vec<u64>,
+    pub never_locked: usize,
+    pub wrong_frames: usize,
+    pub phantom_frames: usize,
+    pub corner_errors: Vec<f64>,
+    pub right_share: f64,
+}
+
+pub fn totals(pages: &[Page], results: &[ClipResult]) -> Totals {
+    let mut t = Totals {
+        clips: results.len(),
+        pages: pages.len(),
+        frames: 0,
+        lock_delays: Vec::new(),
+        never_locked: 0,
+        wrong_frames: 0,
+        phantom_frames: 0,
+        corner_errors: Vec::new(),
+        right_share: 0.0,
+    };
+    let (mut after, mut right) = (0, 0);
+    for r in results {
+        t.frames += r.run.truth.len();
+        t.wrong_frames += r.score.wrong_frames.len();
+        t.phantom_frames += r.score.phantom_frames.len();
+        t.corner_errors.extend(&r.score.corner_errors);
+        for a in r.score.appearances.iter().filter(|a| a.whole_from.is_some()) {
+            match a.lock_delay {
+                Some(d) => t.lock_delays.push(d),
+                None => t.never_locked += 1,
+            }
+            after += a.after_lock;
+            right += a.right_after_lock;
+        }
+    }
+    t.corner_errors.sort_by(f64::total_cmp);
+    t.lock_delays.sort();
+    t.right_share = right as f64 / after.max(1) as f64;
+    t
+}
+
+impl Totals {
+    pub fn error_at(&self, q: f64) -> f64 {
+        let e = &self.corner_errors;
+        if e.is_empty() { 0.0 } else { e[((e.len() - 1) as f64 * q).round() as usize] }
+    }
+
+    pub fn summary(&self) -> String {
+        format!(
+            "{} clips over {} real pages, {} frames: locked {} appearances (lock delay median {}, max {}), never {}; right after lock {:.2}%; frames >5% off {}, phantom {}; corner error p50 {:.2}% p99 {:.2}% max {:.2}% of side",
+            self.clips,
+            self.pages,
+            self.frames,
+            self.lock_delays.len(),
+            self.lock_delays.get(self.lock_delays.len() / 2).copied().unwrap_or(0),
+            self.lock_delays.last().copied().unwrap_or(0),
+            self.never_locked,
+            100.0 * self.right_share,
+            self.wrong_frames,
+            self.phantom_frames,
+            100.0 * self.error_at(0.5),
+            100.0 * self.error_at(0.99),
+            100.0 * self.error_at(1.0),
+        )
+    }
+}
