@@ -17,12 +17,22 @@ use opencv::prelude::*;
 
 fn arg(name: &str) -> Option<String> {
     let args: Vec<String> = std::env::args().collect();
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
 }
 
 fn main() {
     let pages = camera::pages();
-    eprintln!("{} pages: {}", pages.len(), pages.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(" "));
+    eprintln!(
+        "{} pages: {}",
+        pages.len(),
+        pages
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
     if let Some(dir) = arg("--crops").map(PathBuf::from) {
         std::fs::create_dir_all(&dir).expect("crops dir");
         for page in &pages {
@@ -32,9 +42,20 @@ fn main() {
             let side = page.corners.sides().iter().sum::<f64>() / 4.0;
             let mut pipeline = common::pipeline();
             let mut times = Default::default();
-            let ours = pipeline.process(&page.image, &mut times).ok().flatten().map(|p| {
-                (0..4).map(|k| sudoku_ar::geometry::Quad(std::array::from_fn(|i| p.quad.0[(i + k) % 4])).max_corner_distance(&page.corners)).fold(f64::MAX, f64::min)
-            });
+            let ours = pipeline
+                .process(&page.image, &mut times)
+                .ok()
+                .flatten()
+                .map(|p| {
+                    (0..4)
+                        .map(|k| {
+                            sudoku_ar::geometry::Quad(std::array::from_fn(|i| {
+                                p.quad.0[(i + k) % 4]
+                            }))
+                            .max_corner_distance(&page.corners)
+                        })
+                        .fold(f64::MAX, f64::min)
+                });
             println!(
                 "{:<28} {}x{}  published to truth {:.2}%  detector to truth {}",
                 page.name,
@@ -44,7 +65,12 @@ fn main() {
                 ours.map_or("none".into(), |d| format!("{:.2}%", 100.0 * d / side))
             );
             let path = dir.join(format!("{}.png", page.name.trim_end_matches(".jpg")));
-            opencv::imgcodecs::imwrite(path.to_str().unwrap(), &crops, &opencv::core::Vector::new()).expect("write");
+            opencv::imgcodecs::imwrite(
+                path.to_str().unwrap(),
+                &crops,
+                &opencv::core::Vector::new(),
+            )
+            .expect("write");
         }
     }
     if let Some(dir) = arg("--frames").map(PathBuf::from) {
@@ -53,8 +79,16 @@ fn main() {
             let camera = Camera::new(&pages, &clip).expect("camera");
             for i in (0..clip.frames).step_by(45) {
                 let (frame, _) = camera.frame(i).expect("frame");
-                let path = dir.join(format!("{}-{i:04}.jpg", clip.name.replace([':', '+'], "_").replace(".jpg", "")));
-                opencv::imgcodecs::imwrite(path.to_str().unwrap(), &frame, &opencv::core::Vector::new()).expect("write");
+                let path = dir.join(format!(
+                    "{}-{i:04}.jpg",
+                    clip.name.replace([':', '+'], "_").replace(".jpg", "")
+                ));
+                opencv::imgcodecs::imwrite(
+                    path.to_str().unwrap(),
+                    &frame,
+                    &opencv::core::Vector::new(),
+                )
+                .expect("write");
             }
         }
         return;
@@ -71,10 +105,17 @@ fn main() {
     }
     let totals = handheld::totals(&pages_run, &results);
     println!("\n{}", totals.summary());
-    let mut track: Vec<_> = results.iter().flat_map(|r| r.run.track_times.iter().copied()).collect();
+    let mut track: Vec<_> = results
+        .iter()
+        .flat_map(|r| r.run.track_times.iter().copied())
+        .collect();
     track.sort();
     if !track.is_empty() {
         let at = |q: f64| track[((track.len() - 1) as f64 * q) as usize].as_secs_f64() * 1e3;
-        println!("tracking per 960x540 frame (two clips at once on 2 cores): p50 {:.2} ms, p99 {:.2} ms", at(0.5), at(0.99));
+        println!(
+            "tracking per 960x540 frame (two clips at once on 2 cores): p50 {:.2} ms, p99 {:.2} ms",
+            at(0.5),
+            at(0.99)
+        );
     }
 }

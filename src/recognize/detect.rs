@@ -251,20 +251,16 @@ pub fn grid_score(gray: &Mat, quad: &Quad) -> Result<f64> {
     let cell = CHECK_CELL as usize;
     // Share of positions along a 3-pixel band (rows or columns around `centre`, from `from` to
     // `to`) that lie on a long dark run: a grid line, not the strokes of digits crossing it.
-    let coverage = |centre: usize,
-                    from: usize,
-                    to: usize,
-                    horizontal: bool,
-                    view: &GrayView|
-     -> f64 {
-        let band = centre.saturating_sub(1)..(centre + 2).min(n);
-        let dark: Vec<bool> = (from..to)
+    let coverage =
+        |centre: usize, from: usize, to: usize, horizontal: bool, view: &GrayView| -> f64 {
+            let band = centre.saturating_sub(1)..(centre + 2).min(n);
+            let dark: Vec<bool> = (from..to)
             .map(|t| {
                 band.clone().any(|b| if horizontal { view.get(t, b) } else { view.get(b, t) } > 0)
             })
             .collect();
-        long_run_share(&dark, cell / 2, MAX_GAP)
-    };
+            long_run_share(&dark, cell / 2, MAX_GAP)
+        };
     // A printed line may sit a little off its ideal place (corner error), and on curved paper
     // by a different amount in each cell, so each cell's stretch of it finds its own place.
     let line_coverage = |centre: usize, horizontal: bool| -> f64 {

@@ -41,6 +41,9 @@ pub struct Recognition {
     pub reading: GridReading,
     /// Whether the grid was read turned from the corners' order.
     pub turned: bool,
+    /// Whether `quad` is where the printed border lines were found to cross (else it is the
+    /// corners given, turned when `turned`).
+    pub on_lines: bool,
 }
 
 /// Time spent in [`recognize`], by step.
@@ -64,9 +67,9 @@ pub fn recognize(
     times: &mut RecognizeTimes,
 ) -> Result<Recognition> {
     let start = Instant::now();
-    let (rectified, quad) = match cells::rectify_along_lines(gray, quad)? {
-        Some(fitted) => (fitted.rectified, fitted.quad),
-        None => (cells::rectify(gray, quad)?, *quad),
+    let (rectified, quad, on_lines) = match cells::rectify_along_lines(gray, quad)? {
+        Some(fitted) => (fitted.rectified, fitted.quad, true),
+        None => (cells::rectify(gray, quad)?, *quad, false),
     };
     times.rectify = start.elapsed();
     let start = Instant::now();
@@ -75,6 +78,7 @@ pub fn recognize(
         quad,
         reading,
         turned: false,
+        on_lines,
     };
     if orientation == Orientation::Unknown
         && needs_turning(&recognition.reading)
@@ -86,6 +90,7 @@ pub fn recognize(
             quad: turned_quad,
             reading: turned,
             turned: true,
+            on_lines,
         };
     }
     times.read = start.elapsed();

@@ -8,7 +8,7 @@
 //! part of the grid out of view it pulled the border onto the next inner line, a little more
 //! each frame.
 
-use opencv::core::{Mat, Point2f, Size, TermCriteria, Vector};
+use opencv::core::{Mat, Point, Point2f, Rect, Scalar, Size, TermCriteria, Vector, no_array};
 use opencv::imgproc;
 use opencv::prelude::*;
 
@@ -178,4 +178,399 @@ fn crossings() -> [[f64; 2]; 100] {
 /// The grid's corners under `image_from_grid`.
 pub fn quad_of(image_from_grid: &Homography) -> Quad {
     Quad(Quad::UNIT.0.map(|p| image_from_grid.apply(p)))
+}
+
+/// Side of a cell in the anchor's reference picture, in pixels.
+const ANCHOR_CELL: f64 = 20.0;
+/// Margin around the grid in the reference picture, in cells.
+const ANCHOR_MARGIN: f64 = 0.5;
+/// Points that must agree with the reference for a frame to count as anchored.
+const MIN_ANCHORED: usize = 24;
+/// Agreement with the reference, in reference pixels.
+const ANCHOR_DISTANCE: f64 = 1.5;
+/// How much better a neighbouring cell's position must explain where the ink is than the
+/// tracked one for the track to count as slipped (correlation of the cells' ink).
+const SLIP_MARGIN: f64 = 0.15;
+
+/// The grid as it looked when it was found, rectified: every later frame is aligned to it, so
+/// the track stays on the printed grid instead of adding up frame-to-frame errors.
+///
+/// Alignment is Lucas-Kanade flow from the reference's line crossings and the corners of its
+/// digits to the new frame rectified by the tracked homography, and a homography fitted to the
+/// points that moved consistently (RANSAC: a finger or glare is outvoted). Because a grid
+/// repeats, crossings alone cannot tell a slip of a whole cell: the ink of the 81 cells (where
+/// the digits are) is compared with the reference's, also one cell over each way, and a better
+/// match off by a cell is a slip.
+pub struct Anchor {
+    reference: Mat,
+    points: Vector<Point2f>,
+    ink: [f64; 81],
+}
+
+/// A frame aligned to the anchor.
+#[derive(Debug, Clone, Copy)]
+pub struct Anchored {
+    pub image_from_grid: Homography,
+    pub inliers: usize,
+}
+
+/// What the anchor says about a tracked frame.
+#[derive(Debug, Clone, Copy)]
+pub enum Alignment {
+    Anchored(Anchored),
+    /// Too little of the grid to align to (out of view, covered, blurred): the tracked
+    /// homography is all there is.
+    Unsure,
+    /// The tracked grid is off by a cell or more.
+    Slipped,
+}
+
+impl Anchor {
+    /// Takes the reference from `frame` where `image_from_grid` (full-resolution pixels) puts
+    /// the grid; None when the grid is not all in view.
+    pub fn new(frame: &TrackFrame, image_from_grid: &Homography) -> Result<Option<Anchor>> {
+        let reference = rectified_for_anchor(frame, image_from_grid)?;
+        let Some(reference) = reference else {
+            return Ok(None);
+        };
+        // The margin around the grid may be cut by the frame's edge; the grid itself may not.
+        let side = anchor_side();
+        if reference.outside as f64 > 0.05 * (side * side) as f64 {
+            tracing::debug!(
+                outside = reference.outside,
+                "no anchor: the grid is not all in view"
+            );
+            return Ok(None);
+        }
+        let ink = cell_ink(&reference.picture)?;
+        let mut points = Vector::<Point2f>::new();
+        for [x, y] in crossings() {
+            points.push(anchor_point([x, y]));
+        }
+        // Corners of the digits: they tell a slip along the grid's lines that crossings can't.
+        let mut corners = Vector::<Point2f>::new();
+        imgproc::good_features_to_track(
+            &reference.picture,
+            &mut corners,
+            60,
+            0.05,
+            5.0,
+            &no_array(),
+            3,
+            false,
+            0.04,
+        )?;
+        for c in corners.iter() {
+            points.push(c);
+        }
+        Ok(Some(Anchor {
+            reference: reference.picture,
+            points,
+            ink,
+        }))
+    }
+
+    /// Aligns `frame`, where tracking put the grid at `image_from_grid` (full-resolution
+    /// pixels), to the reference.
+    pub fn align(&self, frame: &TrackFrame, image_from_grid: &Homography) -> Result<Alignment> {
+        let Some(current) = rectified_for_anchor(frame, image_from_grid)? else {
+            return Ok(Alignment::Unsure);
+        };
+        if self.slipped(&current)? {
+            return Ok(Alignment::Slipped);
+        }
+        let mut found = self.points.clone();
+        let mut status = Vector::<u8>::new();
+        let mut error = Vector::<f32>::new();
+        let criteria = TermCriteria::new(
+            opencv::core::TermCriteria_COUNT + opencv::core::TermCriteria_EPS,
+            20,
+            0.03,
+        )?;
+        opencv::video::calc_optical_flow_pyr_lk(
+            &self.reference,
+            &current.picture,
+            &self.points,
+            &mut found,
+            &mut status,
+            &mut error,
+            Size::new(13, 13),
+            1,
+            criteria,
+            opencv::video::OPTFLOW_USE_INITIAL_FLOW,
+            1e-4,
+        )?;
+        let mut from = Vector::<Point2f>::new();
+        let mut to = Vector::<Point2f>::new();
+        for (i, p) in found.iter().enumerate() {
+            let q = self.points.get(i)?;
+            if status.get(i)? == 1 && current.sees(q) && current.sees(p) {
+                from.push(q);
+                to.push(p);
+            }
+        }
+        if from.len() < MIN_ANCHORED {
+            return Ok(Alignment::Unsure);
+        }
+        let mut mask = Mat::default();
+        let fitted = opencv::calib3d::find_homography(
+            &from,
+            &to,
+            &mut mask,
+            opencv::calib3d::RANSAC,
+            ANCHOR_DISTANCE,
+        )?;
+        if fitted.empty() {
+            return Ok(Alignment::Unsure);
+        }
+        let inliers = opencv::core::count_non_zero(&mask)? as usize;
+        if inliers < MIN_ANCHORED {
+            return Ok(Alignment::Unsure);
+        }
+        let mut h = [0.0; 9];
+        for (k, value) in h.iter_mut().enumerate() {
+            *value = *fitted.at_2d::<f64>((k / 3) as i32, (k % 3) as i32)?;
+        }
+        // current_from_reference: where a reference point is in the current rectified picture.
+        let image_from_anchor = image_from_grid.after(&grid_from_anchor());
+        let image_from_grid = image_from_anchor
+            .after(&Homography(h))
+            .after(&anchor_from_grid());
+        if !quad_of(&image_from_grid).is_convex() {
+            return Ok(Alignment::Unsure);
+        }
+        Ok(Alignment::Anchored(Anchored {
+            image_from_grid,
+            inliers,
+        }))
+    }
+
+    /// Whether the cells' ink in `current` matches the reference better one cell over than
+    /// where the track has it.
+    fn slipped(&self, current: &Rectified) -> Result<bool> {
+        let ink = cell_ink(&current.picture)?;
+        let visible: Vec<bool> = (0..81).map(|i| current.sees_cell(i)).collect();
+        let at = |dx: i32, dy: i32| correlation(&self.ink, &ink, &visible, dx, dy);
+        let here = at(0, 0);
+        let Some(here) = here else { return Ok(false) };
+        let best_elsewhere = [
+            (-1, 0),
+            (1, 0),
+            (0, -1),
+            (0, 1),
+            (-1, -1),
+            (1, 1),
+            (-1, 1),
+            (1, -1),
+        ]
+        .into_iter()
+        .filter_map(|(dx, dy)| at(dx, dy))
+        .fold(f64::MIN, f64::max);
+        Ok(best_elsewhere > here + SLIP_MARGIN)
+    }
+}
+
+/// A frame rectified into the anchor's picture, and how much of it came from outside the frame.
+struct Rectified {
+    picture: Mat,
+    /// Reference pixels per side that fell outside the frame, as a mask (255 where inside).
+    inside: Mat,
+    outside: i32,
+}
+
+impl Rectified {
+    /// Whether the frame shows the neighbourhood of reference point `p` (flow needs its window).
+    fn sees(&self, p: Point2f) -> bool {
+        let (x, y) = (p.x.round() as i32, p.y.round() as i32);
+        let r = 8;
+        let side = self.inside.cols();
+        if x < r || y < r || x >= side - r || y >= side - r {
+            return false;
+        }
+        [
+            (x - r, y - r),
+            (x + r, y - r),
+            (x - r, y + r),
+            (x + r, y + r),
+        ]
+        .iter()
+        .all(|&(a, b)| {
+            self.inside
+                .at_2d::<u8>(b, a)
+                .map(|v| *v > 0)
+                .unwrap_or(false)
+        })
+    }
+
+    fn sees_cell(&self, cell: usize) -> bool {
+        let [x, y] = anchor_cell_centre(cell);
+        self.sees(Point2f::new(x as f32, y as f32))
+    }
+}
+
+/// Side of the anchor's picture.
+fn anchor_side() -> i32 {
+    ((9.0 + 2.0 * ANCHOR_MARGIN) * ANCHOR_CELL).round() as i32
+}
+
+fn anchor_from_grid() -> Homography {
+    let m = ANCHOR_MARGIN * ANCHOR_CELL;
+    Homography::translation(m, m).after(&Homography::scaling(9.0 * ANCHOR_CELL))
+}
+
+fn grid_from_anchor() -> Homography {
+    let m = ANCHOR_MARGIN * ANCHOR_CELL;
+    Homography::scaling(1.0 / (9.0 * ANCHOR_CELL)).after(&Homography::translation(-m, -m))
+}
+
+fn anchor_point([x, y]: [f64; 2]) -> Point2f {
+    let [u, v] = anchor_from_grid().apply([x, y]);
+    Point2f::new(u as f32, v as f32)
+}
+
+fn anchor_cell_centre(cell: usize) -> [f64; 2] {
+    let centre = [
+        ((cell % 9) as f64 + 0.5) / 9.0,
+        ((cell / 9) as f64 + 0.5) / 9.0,
+    ];
+    anchor_from_grid().apply(centre)
+}
+
+/// The frame rectified into the anchor's picture, contrast normalised (the frame's light
+/// changes; the paper's pattern does not); None when the homography is degenerate.
+fn rectified_for_anchor(
+    frame: &TrackFrame,
+    image_from_grid: &Homography,
+) -> Result<Option<Rectified>> {
+    let side = anchor_side();
+    let gray = &frame.small;
+    let small_from_grid = Homography::scaling(1.0 / frame.scale).after(image_from_grid);
+    let Some(anchor_from_image) = small_from_grid
+        .inverse()
+        .map(|g| anchor_from_grid().after(&g))
+    else {
+        return Ok(None);
+    };
+    let matrix = anchor_from_image.to_mat()?;
+    let size = Size::new(side, side);
+    let mut picture = Mat::default();
+    imgproc::warp_perspective(
+        gray,
+        &mut picture,
+        &matrix,
+        size,
+        imgproc::INTER_LINEAR,
+        opencv::core::BORDER_REPLICATE,
+        Scalar::default(),
+    )?;
+    // Which reference pixels the frame covers: the frame's own outline, warped.
+    let corners = [
+        [0.0, 0.0],
+        [gray.cols() as f64, 0.0],
+        [gray.cols() as f64, gray.rows() as f64],
+        [0.0, gray.rows() as f64],
+    ];
+    let outline: Vector<Point> = corners
+        .iter()
+        .map(|&p| {
+            let [x, y] = anchor_from_image.apply(p);
+            Point::new(x.clamp(-1e6, 1e6) as i32, y.clamp(-1e6, 1e6) as i32)
+        })
+        .collect();
+    let mut inside = Mat::new_size_with_default(size, opencv::core::CV_8UC1, Scalar::all(0.0))?;
+    imgproc::fill_convex_poly(
+        &mut inside,
+        &outline,
+        Scalar::all(255.0),
+        imgproc::LINE_8,
+        0,
+    )?;
+    let outside = side * side - opencv::core::count_non_zero(&inside)?;
+    Ok(Some(Rectified {
+        picture: normalised(&picture)?,
+        inside,
+        outside,
+    }))
+}
+
+/// The picture minus its local mean, scaled by its spread, as 8 bits around 128.
+fn normalised(picture: &Mat) -> Result<Mat> {
+    let mut local = Mat::default();
+    let k = (2.0 * ANCHOR_CELL) as i32 | 1;
+    imgproc::blur(
+        picture,
+        &mut local,
+        Size::new(k, k),
+        Point::new(-1, -1),
+        opencv::core::BORDER_REPLICATE,
+    )?;
+    let mut detail = Mat::default();
+    opencv::core::subtract(
+        picture,
+        &local,
+        &mut detail,
+        &no_array(),
+        opencv::core::CV_16S,
+    )?;
+    let mut mean = Scalar::default();
+    let mut spread = Scalar::default();
+    opencv::core::mean_std_dev(&detail, &mut mean, &mut spread, &no_array())?;
+    let mut out = Mat::default();
+    detail.convert_to(
+        &mut out,
+        opencv::core::CV_8U,
+        40.0 / spread[0].max(1.0),
+        128.0,
+    )?;
+    Ok(out)
+}
+
+/// How dark each cell's middle is against the picture's mid level: where the digits are.
+fn cell_ink(picture: &Mat) -> Result<[f64; 81]> {
+    let mut ink = [0.0; 81];
+    let inner = (0.6 * ANCHOR_CELL) as i32;
+    for (cell, value) in ink.iter_mut().enumerate() {
+        let [x, y] = anchor_cell_centre(cell);
+        let rect = Rect::new(x as i32 - inner / 2, y as i32 - inner / 2, inner, inner);
+        let region = Mat::roi(picture, rect)?;
+        let mean = opencv::core::mean(&region, &no_array())?[0];
+        *value = (128.0 - mean).max(0.0);
+    }
+    Ok(ink)
+}
+
+/// Correlation of the reference ink with the current ink shifted by (dx, dy) cells, over the
+/// cells seen in both; None when too few are seen or the reference has no contrast there.
+fn correlation(
+    reference: &[f64; 81],
+    current: &[f64; 81],
+    visible: &[bool],
+    dx: i32,
+    dy: i32,
+) -> Option<f64> {
+    let mut pairs = Vec::with_capacity(81);
+    for row in 0..9i32 {
+        for col in 0..9i32 {
+            let (r2, c2) = (row + dy, col + dx);
+            if !(0..9).contains(&r2) || !(0..9).contains(&c2) {
+                continue;
+            }
+            let (a, b) = ((row * 9 + col) as usize, (r2 * 9 + c2) as usize);
+            if visible[b] {
+                pairs.push((reference[a], current[b]));
+            }
+        }
+    }
+    if pairs.len() < 27 {
+        return None;
+    }
+    let n = pairs.len() as f64;
+    let (ma, mb) = (
+        pairs.iter().map(|p| p.0).sum::<f64>() / n,
+        pairs.iter().map(|p| p.1).sum::<f64>() / n,
+    );
+    let cov: f64 = pairs.iter().map(|p| (p.0 - ma) * (p.1 - mb)).sum();
+    let va: f64 = pairs.iter().map(|p| (p.0 - ma).powi(2)).sum();
+    let vb: f64 = pairs.iter().map(|p| (p.1 - mb).powi(2)).sum();
+    (va > 1e-6 && vb > 1e-6).then(|| cov / (va * vb).sqrt())
 }

@@ -22,7 +22,7 @@ use crate::recognize::detect;
 use crate::recognize::read::{DigitReader, GridReading, argmax};
 use crate::recognize::verdict::{Evidence, Judged, SURE, Status, judge_frames};
 use crate::recognize::{Orientation, RecognizeTimes, recognize};
-use crate::video::track::{self, TrackFrame};
+use crate::video::track::{self, Alignment, Anchor, TrackFrame};
 
 /// A shown puzzle is read again every this many frames, to notice a replaced puzzle.
 const RECHECK_EVERY: u32 = 15;
@@ -121,7 +121,16 @@ struct Track {
     /// Whether the grid's orientation was settled by a reading.
     oriented: bool,
     since_check: u32,
+    /// The grid as first seen, that every frame is aligned to.
+    anchor: Option<Anchor>,
+    /// Frames since the track was last aligned to the anchor.
+    unanchored_for: u32,
 }
+
+/// Frames the overlay stays up without being aligned to the anchor (finger, blur, part of the
+/// grid out of view): flow from an aligned frame holds that long; after it, nothing is drawn
+/// until the grid is aligned again.
+const DRAW_UNANCHORED: u32 = 5;
 
 /// The vision thread's state; feed it every frame in order.
 pub struct Vision {
@@ -157,12 +166,12 @@ impl Vision {
         let current = TrackFrame::new(&gray)?;
         self.follow(&current, &gray, &mut times)?;
         if self.track.is_none() {
-            self.search(&gray, &mut times)?;
+            self.search(&current, &gray, &mut times)?;
+        }
+        if self.track.is_some() {
+            self.read(&current, &gray, &mut times)?;
         }
         self.previous = Some(current);
-        if self.track.is_some() {
-            self.read(&gray, &mut times)?;
-        }
         times.total = start.elapsed();
         Ok(FrameView {
             puzzle: self.track.as_ref().map(view_of),
@@ -199,45 +208,66 @@ impl Vision {
             .motion
             .map_or(track.image_from_grid, |m| m.after(&track.image_from_grid));
         let tracked = track::track(previous, current, &track.image_from_grid, &predicted)?;
+        let Some(tracked) = tracked else {
+            tracing::debug!("lost the grid");
+            self.track = None;
+            return Ok(());
+        };
+        tracing::trace!(inliers = tracked.inliers, "tracked");
+        let alignment = match &track.anchor {
+            Some(anchor) => anchor.align(current, &tracked.image_from_grid)?,
+            None => Alignment::Unsure,
+        };
         times.track = Some(start.elapsed());
-        match tracked {
-            Some(t) => {
-                tracing::trace!(inliers = t.inliers, "tracked");
-                track.motion = track
-                    .image_from_grid
-                    .inverse()
-                    .map(|grid_from_last| t.image_from_grid.after(&grid_from_last));
-                track.image_from_grid = t.image_from_grid;
+        let image_from_grid = match alignment {
+            Alignment::Anchored(a) => {
+                tracing::trace!(inliers = a.inliers, "aligned to the anchor");
+                track.unanchored_for = 0;
+                a.image_from_grid
             }
-            None => {
-                tracing::debug!("lost the grid");
+            Alignment::Unsure => {
+                track.unanchored_for += 1;
+                tracked.image_from_grid
+            }
+            Alignment::Slipped => {
+                tracing::debug!("the track slipped off the printed grid; searching again");
                 self.track = None;
+                return Ok(());
             }
-        }
+        };
+        track.motion = track
+            .image_from_grid
+            .inverse()
+            .map(|grid_from_last| image_from_grid.after(&grid_from_last));
+        track.image_from_grid = image_from_grid;
         Ok(())
     }
 
-    fn search(&mut self, gray: &Mat, times: &mut VisionTimes) -> Result<()> {
+    fn search(&mut self, current: &TrackFrame, gray: &Mat, times: &mut VisionTimes) -> Result<()> {
         let start = Instant::now();
         let found = detect::find_grid(gray)?.filter(|d| inside_frame(&d.quad, gray));
         times.detect = Some(start.elapsed());
-        self.track = found
-            .and_then(|d| Homography::from_quads(&Quad::UNIT, &d.quad))
-            .map(|image_from_grid| {
-                tracing::debug!("found a grid");
-                Track {
-                    image_from_grid,
-                    motion: None,
-                    identity: Identity::Reading(Evidence::new()),
-                    oriented: false,
-                    since_check: 0,
-                }
-            });
+        let Some(image_from_grid) =
+            found.and_then(|d| Homography::from_quads(&Quad::UNIT, &d.quad))
+        else {
+            self.track = None;
+            return Ok(());
+        };
+        tracing::debug!("found a grid");
+        self.track = Some(Track {
+            image_from_grid,
+            motion: None,
+            identity: Identity::Reading(Evidence::new()),
+            oriented: false,
+            since_check: 0,
+            anchor: Anchor::new(current, &image_from_grid)?,
+            unanchored_for: 0,
+        });
         Ok(())
     }
 
     /// Reads the tracked grid when its puzzle is not known yet, or is due a check.
-    fn read(&mut self, gray: &Mat, times: &mut VisionTimes) -> Result<()> {
+    fn read(&mut self, current: &TrackFrame, gray: &Mat, times: &mut VisionTimes) -> Result<()> {
         let Some(track) = self.track.as_mut() else {
             return Ok(());
         };
@@ -260,10 +290,14 @@ impl Vision {
         let mut steps = RecognizeTimes::default();
         let recognition = recognize(&mut self.reader, gray, &quad, orientation, &mut steps)?;
         times.read = Some(steps.rectify + steps.read);
-        if recognition.turned
+        // The printed lines are the absolute truth of where the grid is: where they were
+        // followed (or the grid was turned), the track and its anchor start again from them.
+        if (recognition.on_lines || recognition.turned)
             && let Some(h) = Homography::from_quads(&Quad::UNIT, &recognition.quad)
         {
             track.image_from_grid = h;
+            track.anchor = Anchor::new(current, &h)?;
+            track.unanchored_for = 0;
         }
         track.oriented = true;
         let reading = recognition.reading;
@@ -359,7 +393,9 @@ fn view_of(track: &Track) -> PuzzleView {
         },
         Identity::Known(known) => {
             let state = LiveState::of(known.status);
-            let solved = (known.solution.is_some()).then(|| known.clone());
+            // Drawn only while the track is held to the printed grid.
+            let held = track.anchor.is_some() && track.unanchored_for <= DRAW_UNANCHORED;
+            let solved = (known.solution.is_some() && held).then(|| known.clone());
             PuzzleView {
                 quad,
                 clues: known.clues,

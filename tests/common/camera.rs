@@ -31,9 +31,18 @@ pub struct Page {
     pub solution: Grid,
 }
 
-/// Wicht photos turned in the picture (checked by eye): the quarter turns clockwise that bring
-/// the puzzle upright. Their published outlines follow the picture, not the puzzle.
-const WICHT_TURNED: &[(&str, usize)] = &[];
+/// Wicht photos whose puzzle is turned in the picture as decoded (their files carry an EXIF
+/// rotation; checked by eye on image1031): how many corners the published outline, which
+/// follows the picture, is turned from the puzzle's own order.
+const WICHT_TURNED: &[(&str, usize)] = &[
+    ("image1031.jpg", 1),
+    ("image1036.jpg", 1),
+    ("image1038.jpg", 1),
+    ("image1039.jpg", 1),
+    ("image1040.jpg", 1),
+    ("image1043.jpg", 1),
+    ("image1083.jpg", 2),
+];
 
 /// Photos left out: pages whose still photo this project cannot read (the most strongly curved).
 const LEFT_OUT: &[&str] = &["image71.jpg", "image87.jpg"];
@@ -46,10 +55,16 @@ pub fn pages() -> Vec<Page> {
     let mut large = Vec::new();
     for sample in super::wicht() {
         let name = file_name(&sample);
-        if LEFT_OUT.contains(&name.as_str()) || WICHT_TURNED.iter().any(|(n, _)| *n == name) {
+        if LEFT_OUT.contains(&name.as_str()) {
             continue;
         }
-        let Some(page) = page_of(&sample, 0) else { continue };
+        let turns = WICHT_TURNED
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(0, |(_, t)| *t);
+        let Some(page) = page_of(&sample, turns) else {
+            continue;
+        };
         if page.image.cols() == 640 && page.image.rows() == 480 {
             small.push((sharpness(&page), page));
         } else {
@@ -70,7 +85,9 @@ pub fn pages() -> Vec<Page> {
         if seen.contains(&puzzle) || seen.len() >= 10 {
             continue;
         }
-        let Some(page) = page_of(sample, 0) else { continue };
+        let Some(page) = page_of(sample, 0) else {
+            continue;
+        };
         // Landscape pictures of these portrait pages are turned.
         if page.image.cols() > page.image.rows() {
             continue;
@@ -82,11 +99,16 @@ pub fn pages() -> Vec<Page> {
 }
 
 fn file_name(sample: &Sample) -> String {
-    sample.path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()
+    sample
+        .path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 fn page_of(sample: &Sample, turns: usize) -> Option<Page> {
-    let image = opencv::imgcodecs::imread(sample.path.to_str()?, opencv::imgcodecs::IMREAD_COLOR).ok()?;
+    let image =
+        opencv::imgcodecs::imread(sample.path.to_str()?, opencv::imgcodecs::IMREAD_COLOR).ok()?;
     if image.empty() {
         return None;
     }
@@ -104,7 +126,13 @@ fn page_of(sample: &Sample, turns: usize) -> Option<Page> {
     let mut gray = Mat::default();
     imgproc::cvt_color(&image, &mut gray, imgproc::COLOR_BGR2GRAY, 0).ok()?;
     let corners = border_corners(&gray, &published)?;
-    Some(Page { name: file_name(sample), image, corners, published, solution })
+    Some(Page {
+        name: file_name(sample),
+        image,
+        corners,
+        published,
+        solution,
+    })
 }
 
 /// Side of the grid in the square the border is searched in.
@@ -133,14 +161,27 @@ pub fn border_corners(gray: &Mat, published: &Quad) -> Option<Quad> {
     )
     .ok()?;
     let mut smooth = Mat::default();
-    imgproc::gaussian_blur(&rectified, &mut smooth, Size::new(5, 5), 1.2, 1.2, core::BORDER_DEFAULT).ok()?;
-    let at = |x: i32, y: i32| -> f64 { smooth.at_2d::<u8>(y, x).map(|v| *v as f64).unwrap_or(255.0) };
+    imgproc::gaussian_blur(
+        &rectified,
+        &mut smooth,
+        Size::new(5, 5),
+        1.2,
+        1.2,
+        core::BORDER_DEFAULT,
+    )
+    .ok()?;
+    let at =
+        |x: i32, y: i32| -> f64 { smooth.at_2d::<u8>(y, x).map(|v| *v as f64).unwrap_or(255.0) };
     let cell = SEARCH_SIDE / 9.0;
     // The darkest offset across side `s` (0 top, 1 right, 2 bottom, 3 left) at cell `k` along it.
     let darkest = |s: usize, k: usize| -> [f64; 2] {
         let along_from = margin + (k as f64 + 0.2) * cell;
         let along_to = margin + (k as f64 + 0.8) * cell;
-        let nominal = if s == 0 || s == 3 { margin } else { margin + SEARCH_SIDE };
+        let nominal = if s == 0 || s == 3 {
+            margin
+        } else {
+            margin + SEARCH_SIDE
+        };
         let mut best = (0.0, nominal);
         let mut profile = Vec::new();
         let reach = margin as i32;
@@ -150,7 +191,11 @@ pub fn border_corners(gray: &Mat, published: &Quad) -> Option<Quad> {
             let mut n = 0.0;
             let mut a = along_from as i32;
             while (a as f64) < along_to {
-                sum += if s == 0 || s == 2 { at(a, across) } else { at(across, a) };
+                sum += if s == 0 || s == 2 {
+                    at(a, across)
+                } else {
+                    at(across, a)
+                };
                 n += 1.0;
                 a += 1;
             }
@@ -169,26 +214,50 @@ pub fn border_corners(gray: &Mat, published: &Quad) -> Option<Quad> {
             // Sub-pixel: the vertex of the parabola through the peak and its neighbours.
             let (l, c, r) = (ridge(i - 1), ridge(i), ridge(i + 1));
             let curvature = l - 2.0 * c + r;
-            let shift = if curvature < 0.0 { 0.5 * (l - r) / curvature } else { 0.0 };
+            let shift = if curvature < 0.0 {
+                0.5 * (l - r) / curvature
+            } else {
+                0.0
+            };
             best = (c, profile[i].0 + shift.clamp(-0.5, 0.5));
         }
         let along = 0.5 * (along_from + along_to);
-        if s == 0 || s == 2 { [along, best.1] } else { [best.1, along] }
+        if s == 0 || s == 2 {
+            [along, best.1]
+        } else {
+            [best.1, along]
+        }
     };
     // Line through the darkest points of side `s` in cells `ks`, as (point, direction).
     let side_line = |s: usize, ks: [usize; 3]| -> ([f64; 2], [f64; 2]) {
         let points: Vec<[f64; 2]> = ks.iter().map(|&k| darkest(s, k)).collect();
         let horizontal = s == 0 || s == 2;
         // Least squares across = a + b * along.
-        let (along, across): (Vec<f64>, Vec<f64>) =
-            points.iter().map(|p| if horizontal { (p[0], p[1]) } else { (p[1], p[0]) }).unzip();
+        let (along, across): (Vec<f64>, Vec<f64>) = points
+            .iter()
+            .map(|p| {
+                if horizontal {
+                    (p[0], p[1])
+                } else {
+                    (p[1], p[0])
+                }
+            })
+            .unzip();
         let n = 3.0;
         let ma = along.iter().sum::<f64>() / n;
         let mc = across.iter().sum::<f64>() / n;
         let sxx: f64 = along.iter().map(|a| (a - ma).powi(2)).sum();
-        let sxy: f64 = along.iter().zip(&across).map(|(a, c)| (a - ma) * (c - mc)).sum();
+        let sxy: f64 = along
+            .iter()
+            .zip(&across)
+            .map(|(a, c)| (a - ma) * (c - mc))
+            .sum();
         let b = if sxx > 0.0 { sxy / sxx } else { 0.0 };
-        if horizontal { ([ma, mc], [1.0, b]) } else { ([mc, ma], [b, 1.0]) }
+        if horizontal {
+            ([ma, mc], [1.0, b])
+        } else {
+            ([mc, ma], [b, 1.0])
+        }
     };
     let cross = |(p, d): ([f64; 2], [f64; 2]), (q, e): ([f64; 2], [f64; 2])| -> [f64; 2] {
         let det = d[0] * -e[1] + e[0] * d[1];
@@ -210,9 +279,21 @@ pub fn border_corners(gray: &Mat, published: &Quad) -> Option<Quad> {
 
 /// Mean squared Laplacian over the grid: lower is blurrier.
 fn sharpness(page: &Page) -> f64 {
-    let Some(grid) = grid_square(page, 300) else { return f64::MAX };
+    let Some(grid) = grid_square(page, 300) else {
+        return f64::MAX;
+    };
     let mut lap = Mat::default();
-    if imgproc::laplacian(&grid, &mut lap, core::CV_64F, 1, 1.0, 0.0, core::BORDER_DEFAULT).is_err() {
+    if imgproc::laplacian(
+        &grid,
+        &mut lap,
+        core::CV_64F,
+        1,
+        1.0,
+        0.0,
+        core::BORDER_DEFAULT,
+    )
+    .is_err()
+    {
         return f64::MAX;
     }
     let mut mean = Scalar::default();
@@ -223,11 +304,28 @@ fn sharpness(page: &Page) -> f64 {
 
 /// Spread of the paper's brightness over the grid, heavily smoothed: uneven light.
 fn light_gradient(page: &Page) -> f64 {
-    let Some(grid) = grid_square(page, 90) else { return 0.0 };
+    let Some(grid) = grid_square(page, 90) else {
+        return 0.0;
+    };
     let mut blurred = Mat::default();
-    let _ = imgproc::dilate(&grid, &mut blurred, &Mat::default(), Point::new(-1, -1), 4, core::BORDER_REPLICATE, Scalar::default());
+    let _ = imgproc::dilate(
+        &grid,
+        &mut blurred,
+        &Mat::default(),
+        Point::new(-1, -1),
+        4,
+        core::BORDER_REPLICATE,
+        Scalar::default(),
+    );
     let (mut min, mut max) = (0.0, 0.0);
-    let _ = core::min_max_loc(&blurred, Some(&mut min), Some(&mut max), None, None, &core::no_array());
+    let _ = core::min_max_loc(
+        &blurred,
+        Some(&mut min),
+        Some(&mut max),
+        None,
+        None,
+        &core::no_array(),
+    );
     max - min
 }
 
@@ -236,7 +334,16 @@ fn grid_square(page: &Page, side: i32) -> Option<Mat> {
     imgproc::cvt_color(&page.image, &mut gray, imgproc::COLOR_BGR2GRAY, 0).ok()?;
     let h = Homography::from_quads(&page.corners, &Quad::UNIT.scaled(side as f64))?;
     let mut out = Mat::default();
-    imgproc::warp_perspective(&gray, &mut out, &h.to_mat().ok()?, Size::new(side, side), imgproc::INTER_AREA, core::BORDER_REPLICATE, Scalar::default()).ok()?;
+    imgproc::warp_perspective(
+        &gray,
+        &mut out,
+        &h.to_mat().ok()?,
+        Size::new(side, side),
+        imgproc::INTER_AREA,
+        core::BORDER_REPLICATE,
+        Scalar::default(),
+    )
+    .ok()?;
     Some(out)
 }
 
@@ -248,15 +355,40 @@ pub fn corner_crops(page: &Page) -> opencv::Result<Mat> {
     for (i, &[x, y]) in page.corners.0.iter().enumerate() {
         let centre = Point2f::new(x as f32, y as f32);
         let mut crop = Mat::default();
-        imgproc::get_rect_sub_pix(&page.image, Size::new(2 * HALF, 2 * HALF), centre, &mut crop, -1)?;
+        imgproc::get_rect_sub_pix(
+            &page.image,
+            Size::new(2 * HALF, 2 * HALF),
+            centre,
+            &mut crop,
+            -1,
+        )?;
         let mut big = Mat::default();
-        imgproc::resize(&crop, &mut big, Size::new(2 * HALF * ZOOM, 2 * HALF * ZOOM), 0.0, 0.0, imgproc::INTER_NEAREST)?;
+        imgproc::resize(
+            &crop,
+            &mut big,
+            Size::new(2 * HALF * ZOOM, 2 * HALF * ZOOM),
+            0.0,
+            0.0,
+            imgproc::INTER_NEAREST,
+        )?;
         let mark = |big: &mut Mat, p: [f64; 2], colour: Scalar| -> opencv::Result<()> {
             let px = ((p[0] - x) as f32 + HALF as f32) * ZOOM as f32;
             let py = ((p[1] - y) as f32 + HALF as f32) * ZOOM as f32;
-            imgproc::circle(big, Point::new(px as i32, py as i32), 6, colour, 2, imgproc::LINE_AA, 0)
+            imgproc::circle(
+                big,
+                Point::new(px as i32, py as i32),
+                6,
+                colour,
+                2,
+                imgproc::LINE_AA,
+                0,
+            )
         };
-        mark(&mut big, page.published.0[i], Scalar::new(255.0, 0.0, 0.0, 0.0))?;
+        mark(
+            &mut big,
+            page.published.0[i],
+            Scalar::new(255.0, 0.0, 0.0, 0.0),
+        )?;
         mark(&mut big, [x, y], Scalar::new(0.0, 0.0, 255.0, 0.0))?;
         crops.push(big);
     }
@@ -327,8 +459,22 @@ impl Clip {
             Script::Pan => "pan",
             Script::Swap => "swap",
         };
-        let name = format!("{label}:{}", pages.iter().map(|&p| names[p].as_str()).collect::<Vec<_>>().join("+"));
-        Clip { name, script, pages, size: Size::new(960, 540), frames: (seconds * FPS) as usize, seed }
+        let name = format!(
+            "{label}:{}",
+            pages
+                .iter()
+                .map(|&p| names[p].as_str())
+                .collect::<Vec<_>>()
+                .join("+")
+        );
+        Clip {
+            name,
+            script,
+            pages,
+            size: Size::new(960, 540),
+            frames: (seconds * FPS) as usize,
+            seed,
+        }
     }
 }
 
@@ -336,12 +482,19 @@ impl Clip {
 /// between neighbours.
 pub fn clips(pages: &[Page]) -> Vec<Clip> {
     let names: Vec<String> = pages.iter().map(|p| p.name.clone()).collect();
-    let mut clips: Vec<Clip> = (0..pages.len()).map(|i| Clip::new(Script::Handheld, vec![i], &names, i as u64)).collect();
+    let mut clips: Vec<Clip> = (0..pages.len())
+        .map(|i| Clip::new(Script::Handheld, vec![i], &names, i as u64))
+        .collect();
     for i in (0..pages.len()).step_by(8) {
         clips.push(Clip::new(Script::Pan, vec![i], &names, 100 + i as u64));
     }
     for i in (3..pages.len()).step_by(12) {
-        clips.push(Clip::new(Script::Swap, vec![i, (i + 5) % pages.len()], &names, 200 + i as u64));
+        clips.push(Clip::new(
+            Script::Swap,
+            vec![i, (i + 5) % pages.len()],
+            &names,
+            200 + i as u64,
+        ));
     }
     clips
 }
@@ -361,8 +514,28 @@ impl Pose {
     fn frame_from_grid(&self) -> Homography {
         let (s, c) = self.angle.sin_cos();
         let k = self.side;
-        let rotate_scale = Homography([k * c, -k * s, self.centre[0], k * s, k * c, self.centre[1], 0.0, 0.0, 1.0]);
-        let tilt = Homography([1.0, 0.0, 0.0, 0.0, 1.0, 0.0, self.tilt[0], self.tilt[1], 1.0]);
+        let rotate_scale = Homography([
+            k * c,
+            -k * s,
+            self.centre[0],
+            k * s,
+            k * c,
+            self.centre[1],
+            0.0,
+            0.0,
+            1.0,
+        ]);
+        let tilt = Homography([
+            1.0,
+            0.0,
+            0.0,
+            0.0,
+            1.0,
+            0.0,
+            self.tilt[0],
+            self.tilt[1],
+            1.0,
+        ]);
         rotate_scale.after(&tilt)
     }
 }
@@ -394,11 +567,19 @@ impl<'a> Camera<'a> {
     pub fn new(pages: &'a [Page], clip: &Clip) -> opencv::Result<Camera<'a>> {
         let mut random = Random::new(clip.seed);
         let size = clip.size;
-        let mut table = Mat::new_size_with_default(size, core::CV_8UC3, Scalar::new(70.0, 105.0, 140.0, 0.0))?;
+        let mut table =
+            Mat::new_size_with_default(size, core::CV_8UC3, Scalar::new(70.0, 105.0, 140.0, 0.0))?;
         let mut grain = Mat::new_size_with_default(size, core::CV_8UC3, Scalar::all(0.0))?;
         core::randu(&mut grain, &Scalar::all(0.0), &Scalar::all(60.0))?;
         let mut soft = Mat::default();
-        imgproc::gaussian_blur(&grain, &mut soft, Size::new(0, 0), 9.0, 2.0, core::BORDER_REFLECT)?;
+        imgproc::gaussian_blur(
+            &grain,
+            &mut soft,
+            Size::new(0, 0),
+            9.0,
+            2.0,
+            core::BORDER_REFLECT,
+        )?;
         let mut mixed = Mat::default();
         core::add_weighted(&table, 1.0, &soft, 1.0, -30.0, &mut mixed, -1)?;
         table = mixed;
@@ -412,18 +593,41 @@ impl<'a> Camera<'a> {
         let mut shadow = Mat::new_size_with_default(size, core::CV_8UC3, Scalar::all(0.0))?;
         for x in 0..size.width {
             let v = 70.0 * x as f64 / size.width as f64;
-            imgproc::line(&mut shadow, Point::new(x, 0), Point::new(x, size.height - 1), Scalar::all(v), 1, imgproc::LINE_8, 0)?;
+            imgproc::line(
+                &mut shadow,
+                Point::new(x, 0),
+                Point::new(x, size.height - 1),
+                Scalar::all(v),
+                1,
+                imgproc::LINE_8,
+                0,
+            )?;
         }
-        let wobble = std::array::from_fn(|_| [random.between(0.0, std::f64::consts::TAU), random.between(0.25, 1.1), random.between(0.6, 1.0)]);
+        let wobble = std::array::from_fn(|_| {
+            [
+                random.between(0.0, std::f64::consts::TAU),
+                random.between(0.25, 1.1),
+                random.between(0.6, 1.0),
+            ]
+        });
         let grid_from_photo = clip
             .pages
             .iter()
             .map(|&p| {
                 let centred = Quad([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]]);
-                Homography::from_quads(&pages[p].corners, &centred).unwrap_or(Homography::scaling(1.0))
+                Homography::from_quads(&pages[p].corners, &centred)
+                    .unwrap_or(Homography::scaling(1.0))
             })
             .collect();
-        Ok(Camera { pages, clip: clip.clone(), table, noise, shadow, wobble, grid_from_photo })
+        Ok(Camera {
+            pages,
+            clip: clip.clone(),
+            table,
+            noise,
+            shadow,
+            wobble,
+            grid_from_photo,
+        })
     }
 
     pub fn clip(&self) -> &Clip {
@@ -463,12 +667,21 @@ impl<'a> Camera<'a> {
                 x -= 0.95 * w * (1.0 - smoothstep(t / 1.0));
             }
         }
-        Pose { centre: [x, y], side, angle, tilt }
+        Pose {
+            centre: [x, y],
+            side,
+            angle,
+            tilt,
+        }
     }
 
     /// The page in view at `t`, as an index into `clip.pages`.
     fn page_at(&self, t: f64) -> usize {
-        if self.clip.script == Script::Swap && t >= SWAP_AT && self.clip.pages.len() > 1 { 1 } else { 0 }
+        if self.clip.script == Script::Swap && t >= SWAP_AT && self.clip.pages.len() > 1 {
+            1
+        } else {
+            0
+        }
     }
 
     /// Whether a finger is over the paper at `t`, and where its tip is (grid coordinates).
@@ -511,10 +724,16 @@ impl<'a> Camera<'a> {
         let after = self.pose(t + 0.25 / FPS).centre;
         motion_blur(&mut frame, [after[0] - before[0], after[1] - before[1]])?;
         self.light(&mut frame, t, i)?;
-        let corners = Quad([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]].map(|p| frame_from_grid.apply(p)));
+        let corners = Quad(
+            [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]].map(|p| frame_from_grid.apply(p)),
+        );
         let (w, h) = (self.clip.size.width as f64, self.clip.size.height as f64);
         let inside = |[x, y]: [f64; 2]| x >= 0.0 && y >= 0.0 && x < w && y < h;
-        let any_in_view = (0..100).any(|k| inside(frame_from_grid.apply([(k % 10) as f64 / 9.0 - 0.5, (k / 10) as f64 / 9.0 - 0.5])));
+        let any_in_view = (0..100).any(|k| {
+            inside(
+                frame_from_grid.apply([(k % 10) as f64 / 9.0 - 0.5, (k / 10) as f64 / 9.0 - 0.5]),
+            )
+        });
         let puzzles = if any_in_view {
             vec![TruthPuzzle {
                 id: page.name.clone(),
@@ -527,7 +746,13 @@ impl<'a> Camera<'a> {
         } else {
             Vec::new()
         };
-        Ok((frame, TruthFrame { frame: i as u64, puzzles }))
+        Ok((
+            frame,
+            TruthFrame {
+                frame: i as u64,
+                puzzles,
+            },
+        ))
     }
 
     /// Light: overall brightness falling to 65% and back, a shadow across the frame that comes
@@ -538,7 +763,15 @@ impl<'a> Camera<'a> {
         let shade = 0.8 * bump(t, 0.2 * seconds, 0.6 * seconds, 0.2 * seconds);
         let mut lit = Mat::default();
         core::add_weighted(&*frame, gain, &self.shadow, -shade, 0.0, &mut lit, -1)?;
-        core::add_weighted(&lit, 1.0, &self.noise[i % self.noise.len()], 1.0, -128.0, frame, -1)?;
+        core::add_weighted(
+            &lit,
+            1.0,
+            &self.noise[i % self.noise.len()],
+            1.0,
+            -128.0,
+            frame,
+            -1,
+        )?;
         Ok(())
     }
 }
@@ -562,7 +795,14 @@ fn draw_finger(frame: &mut Mat, frame_from_grid: &Homography, tip: [f64; 2]) -> 
         .collect();
     let mut polygons = Vector::<Vector<Point>>::new();
     polygons.push(points);
-    imgproc::fill_poly(frame, &polygons, Scalar::new(120.0, 150.0, 205.0, 0.0), imgproc::LINE_AA, 0, Point::default())
+    imgproc::fill_poly(
+        frame,
+        &polygons,
+        Scalar::new(120.0, 150.0, 205.0, 0.0),
+        imgproc::LINE_AA,
+        0,
+        Point::default(),
+    )
 }
 
 /// Blurs `frame` along `motion` (pixels moved while the shutter was open).
@@ -578,14 +818,25 @@ fn motion_blur(frame: &mut Mat, motion: [f64; 2]) -> opencv::Result<()> {
     let steps = (2.0 * length).ceil() as i32;
     for s in 0..=steps {
         let r = -0.5 * length + length * s as f64 / steps as f64;
-        let (x, y) = ((half as f64 + r * dx).round() as i32, (half as f64 + r * dy).round() as i32);
+        let (x, y) = (
+            (half as f64 + r * dx).round() as i32,
+            (half as f64 + r * dy).round() as i32,
+        );
         *kernel.at_2d_mut::<f32>(y, x)? += 1.0;
     }
     let total = core::sum_elems(&kernel)?[0];
     let mut normalised = Mat::default();
     kernel.convert_to(&mut normalised, core::CV_32F, 1.0 / total, 0.0)?;
     let mut blurred = Mat::default();
-    imgproc::filter_2d(&*frame, &mut blurred, -1, &normalised, Point::new(-1, -1), 0.0, core::BORDER_REPLICATE)?;
+    imgproc::filter_2d(
+        &*frame,
+        &mut blurred,
+        -1,
+        &normalised,
+        Point::new(-1, -1),
+        0.0,
+        core::BORDER_REPLICATE,
+    )?;
     *frame = blurred;
     Ok(())
 }
@@ -602,10 +853,18 @@ pub struct Run {
 pub fn run(reader: sudoku_ar::recognize::read::DigitReader, camera: &Camera) -> Run {
     use super::videos::{SeenFrame, SeenPuzzle};
     let mut vision = sudoku_ar::video::vision::Vision::new(reader);
-    let mut run = Run { truth: Vec::new(), seen: Vec::new(), track_times: Vec::new() };
+    let mut run = Run {
+        truth: Vec::new(),
+        seen: Vec::new(),
+        track_times: Vec::new(),
+    };
     for i in 0..camera.clip().frames {
-        let (frame, truth) = camera.frame(i).unwrap_or_else(|e| panic!("{}: frame {i}: {e}", camera.clip().name));
-        let view = vision.process(&frame).unwrap_or_else(|e| panic!("{}: frame {i}: {e}", camera.clip().name));
+        let (frame, truth) = camera
+            .frame(i)
+            .unwrap_or_else(|e| panic!("{}: frame {i}: {e}", camera.clip().name));
+        let view = vision
+            .process(&frame)
+            .unwrap_or_else(|e| panic!("{}: frame {i}: {e}", camera.clip().name));
         run.track_times.extend(view.times.track);
         run.truth.push(truth);
         run.seen.push(SeenFrame {
@@ -636,7 +895,17 @@ pub fn first_and_last(run: &Run, seconds: f64) -> (Vec<f64>, Vec<f64>) {
             .collect()
     };
     // The first seconds after the overlay first appears.
-    let first_drawn = (0..run.seen.len()).find(|&i| run.seen[i].puzzle.as_ref().is_some_and(|p| p.solution.is_some())).unwrap_or(0);
+    let first_drawn = (0..run.seen.len())
+        .find(|&i| {
+            run.seen[i]
+                .puzzle
+                .as_ref()
+                .is_some_and(|p| p.solution.is_some())
+        })
+        .unwrap_or(0);
     let n = run.seen.len();
-    (errors_in(first_drawn..(first_drawn + span).min(n)), errors_in(n.saturating_sub(span)..n))
+    (
+        errors_in(first_drawn..(first_drawn + span).min(n)),
+        errors_in(n.saturating_sub(span)..n),
+    )
 }

@@ -18,7 +18,13 @@ impl ClipResult {
     pub fn line(&self) -> String {
         let mut e = self.score.corner_errors.clone();
         e.sort_by(f64::total_cmp);
-        let pct = |q: f64| if e.is_empty() { f64::NAN } else { 100.0 * e[((e.len() - 1) as f64 * q).round() as usize] };
+        let pct = |q: f64| {
+            if e.is_empty() {
+                f64::NAN
+            } else {
+                100.0 * e[((e.len() - 1) as f64 * q).round() as usize]
+            }
+        };
         let delays: Vec<String> = self
             .score
             .appearances
@@ -39,7 +45,11 @@ impl ClipResult {
         if self.clip.script == Script::Pan {
             let (first, last) = camera::first_and_last(&self.run, 5.0);
             let mean = |v: &[f64]| 100.0 * v.iter().sum::<f64>() / v.len().max(1) as f64;
-            line += &format!("  drift: first 5 s {:.2}%, last 5 s {:.2}% (mean)", mean(&first), mean(&last));
+            line += &format!(
+                "  drift: first 5 s {:.2}%, last 5 s {:.2}% (mean)",
+                mean(&first),
+                mean(&last)
+            );
         }
         line
     }
@@ -61,11 +71,16 @@ pub fn run_all(pages: &[Page], threads: usize) -> Vec<ClipResult> {
                         i
                     };
                     let Some(clip) = clips.get(i) else { break };
-                    let reader = sudoku_ar::recognize::read::DigitReader::builtin().expect("digit model");
+                    let reader =
+                        sudoku_ar::recognize::read::DigitReader::builtin().expect("digit model");
                     let camera = Camera::new(pages, clip).expect("camera");
                     let run = camera::run(reader, &camera);
                     let score = videos::score(&run.truth, &run.seen);
-                    let result = ClipResult { clip: clip.clone(), score, run };
+                    let result = ClipResult {
+                        clip: clip.clone(),
+                        score,
+                        run,
+                    };
                     eprintln!("{}", result.line());
                     results.lock().unwrap().push((i, result));
                 }
@@ -108,7 +123,12 @@ pub fn totals(pages: &[Page], results: &[ClipResult]) -> Totals {
         t.wrong_frames += r.score.wrong_frames.len();
         t.phantom_frames += r.score.phantom_frames.len();
         t.corner_errors.extend(&r.score.corner_errors);
-        for a in r.score.appearances.iter().filter(|a| a.whole_from.is_some()) {
+        for a in r
+            .score
+            .appearances
+            .iter()
+            .filter(|a| a.whole_from.is_some())
+        {
             match a.lock_delay {
                 Some(d) => t.lock_delays.push(d),
                 None => t.never_locked += 1,
@@ -126,7 +146,11 @@ pub fn totals(pages: &[Page], results: &[ClipResult]) -> Totals {
 impl Totals {
     pub fn error_at(&self, q: f64) -> f64 {
         let e = &self.corner_errors;
-        if e.is_empty() { 0.0 } else { e[((e.len() - 1) as f64 * q).round() as usize] }
+        if e.is_empty() {
+            0.0
+        } else {
+            e[((e.len() - 1) as f64 * q).round() as usize]
+        }
     }
 
     pub fn summary(&self) -> String {
@@ -136,7 +160,10 @@ impl Totals {
             self.pages,
             self.frames,
             self.lock_delays.len(),
-            self.lock_delays.get(self.lock_delays.len() / 2).copied().unwrap_or(0),
+            self.lock_delays
+                .get(self.lock_delays.len() / 2)
+                .copied()
+                .unwrap_or(0),
             self.lock_delays.last().copied().unwrap_or(0),
             self.never_locked,
             100.0 * self.right_share,
