@@ -95,10 +95,7 @@ fn main() {
     }
     let only = arg("--only");
     let pages_run = pages;
-    let mut results = handheld::run_all(&pages_run, 2);
-    if let Some(only) = only {
-        results.retain(|r| r.clip.name.contains(&only));
-    }
+    let results = handheld::run_all(&pages_run, 2, only.as_deref());
     println!();
     for r in &results {
         println!("{}", r.line());

@@ -180,6 +180,8 @@ pub fn quad_of(image_from_grid: &Homography) -> Quad {
     Quad(Quad::UNIT.0.map(|p| image_from_grid.apply(p)))
 }
 
+/// The largest correction an alignment may make, in cells, before the track counts as slipped.
+const MAX_CORRECTION: f64 = 0.25;
 /// Side of a cell in the anchor's reference picture, in pixels.
 const ANCHOR_CELL: f64 = 20.0;
 /// Margin around the grid in the reference picture, in cells.
@@ -332,12 +334,20 @@ impl Anchor {
             *value = *fitted.at_2d::<f64>((k / 3) as i32, (k % 3) as i32)?;
         }
         // current_from_reference: where a reference point is in the current rectified picture.
+        let tracked = quad_of(image_from_grid);
         let image_from_anchor = image_from_grid.after(&grid_from_anchor());
         let image_from_grid = image_from_anchor
             .after(&Homography(h))
             .after(&anchor_from_grid());
-        if !quad_of(&image_from_grid).is_convex() {
+        let aligned = quad_of(&image_from_grid);
+        if !aligned.is_convex() {
             return Ok(Alignment::Unsure);
+        }
+        // Flow from the last frame is never this far off when it holds: the track has slipped
+        // (a fast move, the grid half out of view) and the alignment is as likely a neighbour's.
+        let side = tracked.sides().iter().sum::<f64>() / 4.0;
+        if aligned.max_corner_distance(&tracked) > MAX_CORRECTION * side / 9.0 {
+            return Ok(Alignment::Slipped);
         }
         Ok(Alignment::Anchored(Anchored {
             image_from_grid,

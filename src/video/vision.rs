@@ -130,7 +130,7 @@ struct Track {
 /// Frames the overlay stays up without being aligned to the anchor (finger, blur, part of the
 /// grid out of view): flow from an aligned frame holds that long; after it, nothing is drawn
 /// until the grid is aligned again.
-const DRAW_UNANCHORED: u32 = 5;
+const DRAW_UNANCHORED: u32 = 2;
 
 /// The vision thread's state; feed it every frame in order.
 pub struct Vision {

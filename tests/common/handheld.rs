@@ -42,6 +42,9 @@ impl ClipResult {
             pct(0.99),
             pct(1.0),
         );
+        if !self.score.wrong_frames.is_empty() {
+            line += &format!("  >5% off at {:?}", self.score.wrong_frames);
+        }
         if self.clip.script == Script::Pan {
             let (first, last) = camera::first_and_last(&self.run, 5.0);
             let mean = |v: &[f64]| 100.0 * v.iter().sum::<f64>() / v.len().max(1) as f64;
@@ -56,8 +59,9 @@ impl ClipResult {
 }
 
 /// Runs every clip over `pages` on `threads` threads, each with its own reader.
-pub fn run_all(pages: &[Page], threads: usize) -> Vec<ClipResult> {
-    let clips = camera::clips(pages);
+pub fn run_all(pages: &[Page], threads: usize, only: Option<&str>) -> Vec<ClipResult> {
+    let mut clips = camera::clips(pages);
+    clips.retain(|c| only.is_none_or(|o| c.name.contains(o)));
     let next = Mutex::new(0usize);
     let results = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
