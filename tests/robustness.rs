@@ -7,7 +7,6 @@ mod common;
 use common::camera::Random;
 use opencv::core::{self, Mat, Scalar, Size};
 use opencv::imgproc;
-use opencv::prelude::*;
 use sudoku_ar::photo;
 use sudoku_ar::recognize::read::DigitReader;
 use sudoku_ar::video::vision::Vision;
