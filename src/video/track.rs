@@ -97,31 +97,12 @@ pub fn track(
         return Ok(None);
     }
     let mut found = predicted;
-    let mut status = Vector::<u8>::new();
-    let mut error = Vector::<f32>::new();
-    let criteria = TermCriteria::new(
-        opencv::core::TermCriteria_COUNT + opencv::core::TermCriteria_EPS,
-        20,
-        0.03,
-    )?;
-    opencv::video::calc_optical_flow_pyr_lk(
-        &previous.small,
-        &current.small,
-        &last,
-        &mut found,
-        &mut status,
-        &mut error,
-        Size::new(15, 15),
-        3,
-        criteria,
-        opencv::video::OPTFLOW_USE_INITIAL_FLOW,
-        1e-4,
-    )?;
+    let status = flow(&previous.small, &current.small, &last, &mut found, 15, 3)?;
     // Fit grid coordinates to where the crossings were found.
     let mut from = Vector::<Point2f>::new();
     let mut to = Vector::<Point2f>::new();
     for (i, p) in found.iter().enumerate() {
-        if status.get(i)? == 1 && p.x >= 0.0 && p.y >= 0.0 && p.x < width && p.y < height {
+        if status[i] && p.x >= 0.0 && p.y >= 0.0 && p.x < width && p.y < height {
             let [gx, gy] = crossings[i];
             from.push(Point2f::new(
                 (gx * GRID_UNITS) as f32,
@@ -130,30 +111,10 @@ pub fn track(
             to.push(p);
         }
     }
-    if from.len() < MIN_INLIERS {
+    let Some((small_from_units, inliers)) = fit(&from, &to, INLIER_DISTANCE, MIN_INLIERS)? else {
+        tracing::trace!(found = from.len(), "too few crossings agree");
         return Ok(None);
-    }
-    let mut mask = Mat::default();
-    let fitted = opencv::calib3d::find_homography(
-        &from,
-        &to,
-        &mut mask,
-        opencv::calib3d::RANSAC,
-        INLIER_DISTANCE,
-    )?;
-    if fitted.empty() {
-        return Ok(None);
-    }
-    let inliers = opencv::core::count_non_zero(&mask)? as usize;
-    if inliers < MIN_INLIERS {
-        tracing::trace!(inliers, "too few crossings agree");
-        return Ok(None);
-    }
-    let mut h = [0.0; 9];
-    for (k, value) in h.iter_mut().enumerate() {
-        *value = *fitted.at_2d::<f64>((k / 3) as i32, (k % 3) as i32)?;
-    }
-    let small_from_units = Homography(h);
+    };
     let image_from_grid = Homography::scaling(current.scale)
         .after(&small_from_units)
         .after(&Homography::scaling(GRID_UNITS));
@@ -282,62 +243,33 @@ impl Anchor {
             return Ok(Alignment::Slipped);
         }
         let mut found = self.points.clone();
-        let mut status = Vector::<u8>::new();
-        let mut error = Vector::<f32>::new();
-        let criteria = TermCriteria::new(
-            opencv::core::TermCriteria_COUNT + opencv::core::TermCriteria_EPS,
-            20,
-            0.03,
-        )?;
-        opencv::video::calc_optical_flow_pyr_lk(
+        let status = flow(
             &self.reference,
             &current.picture,
             &self.points,
             &mut found,
-            &mut status,
-            &mut error,
-            Size::new(13, 13),
+            13,
             1,
-            criteria,
-            opencv::video::OPTFLOW_USE_INITIAL_FLOW,
-            1e-4,
         )?;
         let mut from = Vector::<Point2f>::new();
         let mut to = Vector::<Point2f>::new();
         for (i, p) in found.iter().enumerate() {
             let q = self.points.get(i)?;
-            if status.get(i)? == 1 && current.sees(q) && current.sees(p) {
+            if status[i] && current.sees(q) && current.sees(p) {
                 from.push(q);
                 to.push(p);
             }
         }
-        if from.len() < MIN_ANCHORED {
+        // Where each reference point is in the current rectified picture.
+        let Some((current_from_reference, inliers)) =
+            fit(&from, &to, ANCHOR_DISTANCE, MIN_ANCHORED)?
+        else {
             return Ok(Alignment::Unsure);
-        }
-        let mut mask = Mat::default();
-        let fitted = opencv::calib3d::find_homography(
-            &from,
-            &to,
-            &mut mask,
-            opencv::calib3d::RANSAC,
-            ANCHOR_DISTANCE,
-        )?;
-        if fitted.empty() {
-            return Ok(Alignment::Unsure);
-        }
-        let inliers = opencv::core::count_non_zero(&mask)? as usize;
-        if inliers < MIN_ANCHORED {
-            return Ok(Alignment::Unsure);
-        }
-        let mut h = [0.0; 9];
-        for (k, value) in h.iter_mut().enumerate() {
-            *value = *fitted.at_2d::<f64>((k / 3) as i32, (k % 3) as i32)?;
-        }
-        // current_from_reference: where a reference point is in the current rectified picture.
+        };
         let tracked = quad_of(image_from_grid);
         let image_from_anchor = image_from_grid.after(&grid_from_anchor());
         let image_from_grid = image_from_anchor
-            .after(&Homography(h))
+            .after(&current_from_reference)
             .after(&anchor_from_grid());
         let aligned = quad_of(&image_from_grid);
         if !aligned.is_convex() {
@@ -583,4 +515,65 @@ fn correlation(
     let va: f64 = pairs.iter().map(|p| (p.0 - ma).powi(2)).sum();
     let vb: f64 = pairs.iter().map(|p| (p.1 - mb).powi(2)).sum();
     (va > 1e-6 && vb > 1e-6).then(|| cov / (va * vb).sqrt())
+}
+
+/// Pyramidal Lucas-Kanade flow of `points` from `from` to `to`, starting at `found` (which
+/// receives the result); whether each point was followed.
+fn flow(
+    from: &Mat,
+    to: &Mat,
+    points: &Vector<Point2f>,
+    found: &mut Vector<Point2f>,
+    window: i32,
+    levels: i32,
+) -> Result<Vec<bool>> {
+    let mut status = Vector::<u8>::new();
+    let mut error = Vector::<f32>::new();
+    let criteria = TermCriteria::new(
+        opencv::core::TermCriteria_COUNT + opencv::core::TermCriteria_EPS,
+        20,
+        0.03,
+    )?;
+    opencv::video::calc_optical_flow_pyr_lk(
+        from,
+        to,
+        points,
+        found,
+        &mut status,
+        &mut error,
+        Size::new(window, window),
+        levels,
+        criteria,
+        opencv::video::OPTFLOW_USE_INITIAL_FLOW,
+        1e-4,
+    )?;
+    Ok(status.iter().map(|s| s == 1).collect())
+}
+
+/// The homography taking `from` to `to`, fitted by RANSAC, and how many points agree with it;
+/// None when fewer than `min_inliers` do.
+fn fit(
+    from: &Vector<Point2f>,
+    to: &Vector<Point2f>,
+    distance: f64,
+    min_inliers: usize,
+) -> Result<Option<(Homography, usize)>> {
+    if from.len() < min_inliers {
+        return Ok(None);
+    }
+    let mut mask = Mat::default();
+    let fitted =
+        opencv::calib3d::find_homography(from, to, &mut mask, opencv::calib3d::RANSAC, distance)?;
+    if fitted.empty() {
+        return Ok(None);
+    }
+    let inliers = opencv::core::count_non_zero(&mask)? as usize;
+    if inliers < min_inliers {
+        return Ok(None);
+    }
+    let mut h = [0.0; 9];
+    for (k, value) in h.iter_mut().enumerate() {
+        *value = *fitted.at_2d::<f64>((k / 3) as i32, (k % 3) as i32)?;
+    }
+    Ok(Some((Homography(h), inliers)))
 }
