@@ -23,6 +23,13 @@ fn arg(name: &str) -> Option<String> {
 }
 
 fn main() {
+    // RUST_LOG=sudoku_ar=debug shows what the vision stage decides, frame by frame.
+    if std::env::var_os("RUST_LOG").is_some() {
+        tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_writer(std::io::stderr)
+            .init();
+    }
     let pages = camera::pages();
     eprintln!(
         "{} pages: {}",
@@ -96,6 +103,24 @@ fn main() {
     let only = arg("--only");
     let pages_run = pages;
     let results = handheld::run_all(&pages_run, 2, only.as_deref());
+    if std::env::var_os("DUMP_STATES").is_some() {
+        for r in &results {
+            let states: Vec<String> = r
+                .run
+                .seen
+                .iter()
+                .map(|s| match &s.puzzle {
+                    None => "-".into(),
+                    Some(p) => format!(
+                        "{}{}",
+                        &p.status[..2],
+                        if p.solution.is_some() { "*" } else { "" }
+                    ),
+                })
+                .collect();
+            println!("{}: {}", r.clip.name, states.join(" "));
+        }
+    }
     println!();
     for r in &results {
         println!("{}", r.line());

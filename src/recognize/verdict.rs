@@ -211,6 +211,14 @@ pub fn judge_frames(evidence: &Evidence) -> Option<Judged> {
     }
     let clues = evidence.clues();
     let verdict = decode(&clues, &evidence.log_likelihood, |_| true, Budget::FRAME);
+    // Clues that solve as read need only the margin a photo asks of a change: the frames
+    // agree on them, and no change is being made on doubtful evidence.
+    let verdict = match verdict {
+        Verdict::Uncertain(d) if d.corrections.is_empty() && d.margin >= Budget::PHOTO.margin => {
+            Verdict::Solved(d)
+        }
+        other => other,
+    };
     if let Verdict::Solved(d) = verdict {
         if !d.corrections.is_empty() {
             tracing::debug!(corrections = ?d.corrections, margin = d.margin, "corrected misread cells");

@@ -197,8 +197,7 @@ impl Anchor {
             return Ok(None);
         };
         // The margin around the grid may be cut by the frame's edge; the grid itself may not.
-        let side = anchor_side();
-        if reference.outside as f64 > 0.05 * (side * side) as f64 {
+        if reference.outside > 0.05 {
             tracing::debug!(
                 outside = reference.outside,
                 "no anchor: the grid is not all in view"
@@ -264,6 +263,11 @@ impl Anchor {
         let Some((current_from_reference, inliers)) =
             fit(&from, &to, ANCHOR_DISTANCE, MIN_ANCHORED)?
         else {
+            tracing::trace!(
+                followed = from.len(),
+                of = self.points.len(),
+                "too few points agree with the anchor"
+            );
             return Ok(Alignment::Unsure);
         };
         let tracked = quad_of(image_from_grid);
@@ -315,17 +319,33 @@ impl Anchor {
 /// A frame rectified into the anchor's picture, and how much of it came from outside the frame.
 struct Rectified {
     picture: Mat,
-    /// Reference pixels per side that fell outside the frame, as a mask (255 where inside).
-    inside: Mat,
-    outside: i32,
+    /// Where the frame is, seen from the reference picture: which of its pixels it covers.
+    image_from_anchor: Homography,
+    frame_size: (f64, f64),
+    /// Share of the reference picture outside the frame.
+    outside: f64,
 }
 
 impl Rectified {
+    /// Whether reference pixel `(x, y)` lies in the frame (and in front of the camera: a
+    /// strongly tilted homography sends far points behind it, to the other side).
+    fn covers(&self, x: f64, y: f64) -> bool {
+        let h = &self.image_from_anchor.0;
+        let w = h[6] * x + h[7] * y + h[8];
+        let centre = anchor_side() as f64 / 2.0;
+        let w_centre = h[6] * centre + h[7] * centre + h[8];
+        if w * w_centre <= 0.0 {
+            return false;
+        }
+        let [u, v] = self.image_from_anchor.apply([x, y]);
+        u >= 0.0 && v >= 0.0 && u < self.frame_size.0 && v < self.frame_size.1
+    }
+
     /// Whether the frame shows the neighbourhood of reference point `p` (flow needs its window).
     fn sees(&self, p: Point2f) -> bool {
-        let (x, y) = (p.x.round() as i32, p.y.round() as i32);
-        let r = 8;
-        let side = self.inside.cols();
+        let (x, y) = (p.x as f64, p.y as f64);
+        let r = 8.0;
+        let side = anchor_side() as f64;
         if x < r || y < r || x >= side - r || y >= side - r {
             return false;
         }
@@ -336,12 +356,7 @@ impl Rectified {
             (x + r, y + r),
         ]
         .iter()
-        .all(|&(a, b)| {
-            self.inside
-                .at_2d::<u8>(b, a)
-                .map(|v| *v > 0)
-                .unwrap_or(false)
-        })
+        .all(|&(a, b)| self.covers(a, b))
     }
 
     fn sees_cell(&self, cell: usize) -> bool {
@@ -405,34 +420,23 @@ fn rectified_for_anchor(
         opencv::core::BORDER_REPLICATE,
         Scalar::default(),
     )?;
-    // Which reference pixels the frame covers: the frame's own outline, warped.
-    let corners = [
-        [0.0, 0.0],
-        [gray.cols() as f64, 0.0],
-        [gray.cols() as f64, gray.rows() as f64],
-        [0.0, gray.rows() as f64],
-    ];
-    let outline: Vector<Point> = corners
-        .iter()
-        .map(|&p| {
-            let [x, y] = anchor_from_image.apply(p);
-            Point::new(x.clamp(-1e6, 1e6) as i32, y.clamp(-1e6, 1e6) as i32)
-        })
-        .collect();
-    let mut inside = Mat::new_size_with_default(size, opencv::core::CV_8UC1, Scalar::all(0.0))?;
-    imgproc::fill_convex_poly(
-        &mut inside,
-        &outline,
-        Scalar::all(255.0),
-        imgproc::LINE_8,
-        0,
-    )?;
-    let outside = side * side - opencv::core::count_non_zero(&inside)?;
-    Ok(Some(Rectified {
+    let Some(image_from_anchor) = anchor_from_image.inverse() else {
+        return Ok(None);
+    };
+    let mut rectified = Rectified {
         picture: normalised(&picture)?,
-        inside,
-        outside,
-    }))
+        image_from_anchor,
+        frame_size: (gray.cols() as f64, gray.rows() as f64),
+        outside: 0.0,
+    };
+    // Sampled on a lattice: exact enough to tell a grid cut by the frame's edge.
+    const LATTICE: usize = 21;
+    let step = side as f64 / (LATTICE - 1) as f64;
+    let missing = (0..LATTICE * LATTICE)
+        .filter(|&k| !rectified.covers((k % LATTICE) as f64 * step, (k / LATTICE) as f64 * step))
+        .count();
+    rectified.outside = missing as f64 / (LATTICE * LATTICE) as f64;
+    Ok(Some(rectified))
 }
 
 /// The picture minus its local mean, scaled by its spread, as 8 bits around 128.

@@ -42,6 +42,30 @@ impl ClipResult {
             pct(0.99),
             pct(1.0),
         );
+        let first = |f: &dyn Fn(&super::videos::SeenPuzzle) -> bool| {
+            self.run
+                .seen
+                .iter()
+                .find(|s| s.puzzle.as_ref().is_some_and(f))
+                .map_or(-1, |s| s.frame as i64)
+        };
+        let whole = self
+            .score
+            .appearances
+            .first()
+            .and_then(|a| a.whole_from)
+            .map_or(-1, |w| w as i64);
+        let solved_state = self
+            .run
+            .seen
+            .iter()
+            .filter(|s| s.puzzle.as_ref().is_some_and(|p| p.status == "solved"))
+            .count();
+        line += &format!(
+            "  [whole {whole}, found {}, drawn from {}; {solved_state} frames solved]",
+            first(&|_| true),
+            first(&|p| p.solution.is_some())
+        );
         if !self.score.wrong_frames.is_empty() {
             line += &format!("  >5% off at {:?}", self.score.wrong_frames);
         }
