@@ -66,6 +66,20 @@ impl ClipResult {
             first(&|_| true),
             first(&|p| p.solution.is_some())
         );
+        let far: Vec<String> = self
+            .run
+            .seen
+            .iter()
+            .zip(&self.run.truth)
+            .filter_map(|(s, t)| {
+                let (p, q) = (s.puzzle.as_ref()?, t.puzzles.first()?);
+                let e = videos::corner_error(&p.corners, &q.corners);
+                (p.solution.is_some() && e > 0.015).then(|| format!("{}:{:.1}", s.frame, 100.0 * e))
+            })
+            .collect();
+        if !far.is_empty() {
+            line += &format!("  >1.5%: {}", far.join(" "));
+        }
         if !self.score.wrong_frames.is_empty() {
             line += &format!("  >5% off at {:?}", self.score.wrong_frames);
         }
