@@ -144,7 +144,7 @@ pub fn quad_of(image_from_grid: &Homography) -> Quad {
 /// The largest correction an alignment may make, in cells, before the track counts as slipped.
 const MAX_CORRECTION: f64 = 0.25;
 /// Side of a cell in the anchor's reference picture, in pixels.
-const ANCHOR_CELL: f64 = 20.0;
+const ANCHOR_CELL: f64 = 16.0;
 /// Margin around the grid in the reference picture, in cells.
 const ANCHOR_MARGIN: f64 = 0.5;
 /// Points that must agree with the reference for a frame to count as anchored.
@@ -214,7 +214,7 @@ impl Anchor {
         imgproc::good_features_to_track(
             &reference.picture,
             &mut corners,
-            60,
+            40,
             0.05,
             5.0,
             &no_array(),
@@ -247,7 +247,7 @@ impl Anchor {
             &current.picture,
             &self.points,
             &mut found,
-            13,
+            11,
             1,
         )?;
         let mut from = Vector::<Point2f>::new();
