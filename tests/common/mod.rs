@@ -55,20 +55,29 @@ pub fn wicht_held_out(path: &Path) -> bool {
     number.is_multiple_of(5)
 }
 
+/// The 8 numbers from column `skip` on of the CSV line about `file`.
+fn csv_numbers(csv: &str, file: &str, skip: usize) -> Option<Vec<f64>> {
+    let line = csv.lines().find(|l| l.split(',').next() == Some(file))?;
+    let v: Vec<f64> = line
+        .split(',')
+        .skip(skip)
+        .filter_map(|x| x.trim().parse().ok())
+        .collect();
+    (v.len() == 8).then_some(v)
+}
+
 /// The 160 Wicht newspaper photos; only printed clues are labelled.
 pub fn wicht() -> Vec<Sample> {
     let dir = data_dir().join("wicht-v2-train");
     let outlines = std::fs::read_to_string(dir.join("outlines.csv")).unwrap_or_default();
     let corners_of = |file: &str| -> Option<Quad> {
-        let line = outlines
-            .lines()
-            .find(|l| l.split(',').next() == Some(file))?;
-        let v: Vec<f64> = line
-            .split(',')
-            .skip(1)
-            .filter_map(|x| x.trim().parse().ok())
-            .collect();
-        (v.len() == 8).then(|| Quad([[v[0], v[1]], [v[2], v[3]], [v[4], v[5]], [v[6], v[7]]]))
+        let v = csv_numbers(&outlines, file, 1)?;
+        Some(Quad([
+            [v[0], v[1]],
+            [v[2], v[3]],
+            [v[4], v[5]],
+            [v[6], v[7]],
+        ]))
     };
     let mut samples = Vec::new();
     let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -118,15 +127,13 @@ pub fn kubiesa_val() -> Vec<Sample> {
     // metadata.csv: name, ..., then the absolute corners TL, BL, BR, TR in columns 13 to 20.
     let metadata = std::fs::read_to_string(dir.join("metadata.csv")).unwrap_or_default();
     let corners_of = |file: &str| -> Option<Quad> {
-        let line = metadata
-            .lines()
-            .find(|l| l.split(',').next() == Some(file))?;
-        let v: Vec<f64> = line
-            .split(',')
-            .skip(13)
-            .filter_map(|x| x.trim().parse().ok())
-            .collect();
-        (v.len() == 8).then(|| Quad([[v[0], v[1]], [v[6], v[7]], [v[4], v[5]], [v[2], v[3]]]))
+        let v = csv_numbers(&metadata, file, 13)?;
+        Some(Quad([
+            [v[0], v[1]],
+            [v[6], v[7]],
+            [v[4], v[5]],
+            [v[2], v[3]],
+        ]))
     };
     let mut samples = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir.join("images")) else {
