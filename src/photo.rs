@@ -145,10 +145,12 @@ impl PhotoPipeline {
         let Some(detection) = detection else {
             return Ok(None);
         };
+        let mut negative = Mat::default();
+        let gray = detection.ink.as_dark(&gray, &mut negative)?;
         let mut steps = RecognizeTimes::default();
         let Recognition { quad, reading, .. } = recognize(
             &mut self.reader,
-            &gray,
+            gray,
             &detection.quad,
             Orientation::Unknown,
             &mut steps,

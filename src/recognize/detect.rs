@@ -7,6 +7,10 @@
 //! 3. Refinement at full resolution: along each side the centre of the outer border line is
 //!    measured at many points and a robust line is fitted through them; the corners are where
 //!    those lines meet, to sub-pixel accuracy.
+//!
+//! A grid printed light on dark (a screen in dark mode) is searched for in the inverted picture
+//! when none is found as it is; the [`Ink`] found tells the rest of recognition which way to
+//! look at the picture.
 
 use opencv::core::{Mat, Point, Point2f, Scalar, Size, Vec4f, Vector};
 use opencv::imgproc;
@@ -28,6 +32,30 @@ const MAX_GAP: usize = 2;
 /// How many of the largest outlines are checked before giving up.
 const MAX_CANDIDATES: usize = 12;
 
+/// Which way round a grid is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ink {
+    /// Dark lines and digits on light paper or a light screen.
+    #[default]
+    Dark,
+    /// Light lines and digits on a dark background: a screen in dark mode.
+    Light,
+}
+
+impl Ink {
+    /// `gray` as recognition wants it, dark ink on light: `gray` itself, or its negative
+    /// written into `store`.
+    pub fn as_dark<'a>(self, gray: &'a Mat, store: &'a mut Mat) -> Result<&'a Mat> {
+        match self {
+            Ink::Dark => Ok(gray),
+            Ink::Light => {
+                opencv::core::bitwise_not(gray, store, &opencv::core::no_array())?;
+                Ok(store)
+            }
+        }
+    }
+}
+
 /// A grid found in an image.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Detection {
@@ -35,10 +63,26 @@ pub struct Detection {
     pub quad: Quad,
     /// How clearly the rectified candidate shows a 9x9 grid, from [`grid_score`].
     pub score: f64,
+    /// Whether the grid is printed dark on light or light on dark.
+    pub ink: Ink,
 }
 
-/// Finds the largest Sudoku grid in a gray image, or None when there is none.
+/// Finds the largest Sudoku grid in a gray image, printed dark on light or else light on dark;
+/// None when there is none.
 pub fn find_grid(gray: &Mat) -> Result<Option<Detection>> {
+    if let Some(found) = find_dark_grid(gray)? {
+        return Ok(Some(found));
+    }
+    let mut negative = Mat::default();
+    let found = find_dark_grid(Ink::Light.as_dark(gray, &mut negative)?)?;
+    Ok(found.map(|d| Detection {
+        ink: Ink::Light,
+        ..d
+    }))
+}
+
+/// Finds the largest grid printed dark on light.
+fn find_dark_grid(gray: &Mat) -> Result<Option<Detection>> {
     let (width, height) = (gray.cols(), gray.rows());
     let scale = (width.max(height) as f64 / WORK_SIDE).max(1.0);
     let shrunk;
@@ -82,6 +126,7 @@ pub fn find_grid(gray: &Mat) -> Result<Option<Detection>> {
                 return Ok(Some(Detection {
                     quad: refined,
                     score,
+                    ink: Ink::Dark,
                 }));
             }
         }
@@ -278,14 +323,36 @@ pub fn grid_score(gray: &Mat, quad: &Quad) -> Result<f64> {
         middles.extend((0..9).map(|k| coverage(k * cell + cell / 2, 0, n, horizontal, &firm)));
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    let weakest = lines.iter().copied().fold(1.0, f64::min);
+    // Every box line must be there. The thin cell lines may be faint (an app's pale lines
+    // washed out by glare, light print under a gradient): two may be lost, or more if the cell
+    // lines still show on the whole each way. A 3x3 table with no cell lines is no Sudoku, nor
+    // is part of a grid cut off six rows down, whose rows miss the ninths one way.
+    let is_box_line = |i: usize| (i % 8 + 1) % 3 == 0;
+    let weakest_box = (0..16)
+        .filter(|&i| is_box_line(i))
+        .map(|i| lines[i])
+        .fold(1.0, f64::min);
+    let faint_cell_lines = (0..16)
+        .filter(|&i| !is_box_line(i) && lines[i] < 0.3)
+        .count();
+    let cell_lines = |way: usize| {
+        (8 * way..8 * way + 8)
+            .filter(|&i| !is_box_line(i))
+            .map(|i| lines[i])
+            .sum::<f64>()
+            / 6.0
+    };
+    let (across, down) = (cell_lines(0), cell_lines(1));
     tracing::trace!(
         lines = mean(&lines),
         middles = mean(&middles),
-        weakest,
+        weakest_box,
+        faint_cell_lines,
+        across,
+        down,
         "grid score"
     );
-    if weakest < 0.3 {
+    if weakest_box < 0.3 || (faint_cell_lines > 2 && across.min(down) < 0.2) {
         return Ok(0.0);
     }
     Ok(mean(&lines) - mean(&middles))
@@ -520,6 +587,18 @@ mod tests {
             found.quad
         );
         assert!(found.score > 0.5, "score {}", found.score);
+    }
+
+    #[test]
+    fn finds_a_grid_printed_light_on_dark() {
+        let page = drawn_grid(640, 480, 120, 50, 378);
+        let mut negative = Mat::default();
+        opencv::core::bitwise_not(&page, &mut negative, &opencv::core::no_array()).unwrap();
+        let found = find_grid(&negative).unwrap().expect("grid");
+        assert_eq!(found.ink, Ink::Light);
+        let truth = Quad([[120.0, 50.0], [498.0, 50.0], [498.0, 428.0], [120.0, 428.0]]);
+        assert!(found.quad.max_corner_distance(&truth) < 1.0, "{:?}", found.quad);
+        assert_eq!(find_grid(&page).unwrap().expect("grid").ink, Ink::Dark);
     }
 
     #[test]

@@ -155,10 +155,13 @@ fn follow_line(
     {
         return None;
     }
+    // Darker than the paper around it, and on *both* sides: a step from a dark surround to the
+    // light page (a screen's bezel, a table's edge just outside the border) is no line.
     let ridge = |j: usize, o: usize| -> f64 {
         let t = position(j, o) as usize;
         let p = &profiles[j];
-        p[t] - 0.5 * (p[t - half] + p[t + half])
+        let (before, after) = (p[t] - p[t - half], p[t] - p[t + half]);
+        (0.5 * (before + after)).min(2.0 * before.min(after))
     };
     let stray = |j: usize, o: usize| {
         STRAY_COST * (position(j, o) as f64 - expected as f64 - guess[j]).abs()

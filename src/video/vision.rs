@@ -18,7 +18,7 @@ use opencv::imgproc;
 use crate::error::Result;
 use crate::geometry::{Homography, Quad};
 use crate::grid::Grid;
-use crate::recognize::detect;
+use crate::recognize::detect::{self, Ink};
 use crate::recognize::read::{DigitReader, GridReading, argmax};
 use crate::recognize::verdict::{Evidence, Judged, SURE, Status, judge_frames};
 use crate::recognize::{Orientation, RecognizeTimes, recognize};
@@ -125,6 +125,8 @@ struct Track {
     anchor: Option<Anchor>,
     /// Frames since the track was last aligned to the anchor.
     unanchored_for: u32,
+    /// Whether the grid is printed dark on light or light on dark (a dark-mode screen).
+    ink: Ink,
 }
 
 /// Frames the overlay stays up without being aligned to the anchor (finger, blur, part of the
@@ -247,8 +249,8 @@ impl Vision {
         let start = Instant::now();
         let found = detect::find_grid(gray)?.filter(|d| inside_frame(&d.quad, gray));
         times.detect = Some(start.elapsed());
-        let Some(image_from_grid) =
-            found.and_then(|d| Homography::from_quads(&Quad::UNIT, &d.quad))
+        let Some((image_from_grid, ink)) =
+            found.and_then(|d| Some((Homography::from_quads(&Quad::UNIT, &d.quad)?, d.ink)))
         else {
             self.track = None;
             return Ok(());
@@ -262,6 +264,7 @@ impl Vision {
             since_check: 0,
             anchor: Anchor::new(current, &image_from_grid)?,
             unanchored_for: 0,
+            ink,
         });
         Ok(())
     }
@@ -288,6 +291,8 @@ impl Vision {
             Orientation::Unknown
         };
         let mut steps = RecognizeTimes::default();
+        let mut negative = Mat::default();
+        let gray = track.ink.as_dark(gray, &mut negative)?;
         let recognition = recognize(&mut self.reader, gray, &quad, orientation, &mut steps)?;
         times.read = Some(steps.rectify + steps.read);
         // The printed lines are the absolute truth of where the grid is: where they were

@@ -5,6 +5,7 @@
 pub mod camera;
 pub mod corrupt;
 pub mod handheld;
+pub mod screens;
 pub mod videos;
 
 use std::path::{Path, PathBuf};

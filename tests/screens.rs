@@ -1,0 +1,127 @@
+//! Screens: screenshots of Sudoku apps and websites in light, dark and sepia themes, phone and
+//! web layouts, with highlighted cells, pencil marks, typed entries, a number pad, a timer and
+//! buttons around the grid, drawn in fonts the model never saw; and photos of a monitor.
+
+mod common;
+
+use common::screens::{self, HELD_OUT_FONTS, Layout, Screen, Style, THEMES};
+use opencv::core::Scalar;
+use opencv::imgproc;
+use opencv::prelude::*;
+use sudoku_ar::photo::{PhotoPipeline, StageTimes};
+use sudoku_ar::recognize::verdict::Status;
+
+fn puzzles() -> Vec<String> {
+    let text = include_str!("puzzles/top95.txt");
+    text.lines()
+        .filter(|l| l.len() >= 81 && !l.starts_with('#'))
+        .map(|l| l[..81].to_string())
+        .collect()
+}
+
+/// Every theme, layout and held-out font, with highlights, pencil marks and entries in turn.
+pub fn screenshots() -> Vec<Screen> {
+    let puzzles = puzzles();
+    let mut out = Vec::new();
+    let mut k = 0usize;
+    for theme in THEMES {
+        for layout in [Layout::Phone, Layout::Web] {
+            for font in HELD_OUT_FONTS {
+                let style = Style {
+                    theme,
+                    layout,
+                    font,
+                    highlights: k % 2 == 0,
+                    pencil_marks: k % 3 != 0,
+                    entries: k % 4 < 2,
+                };
+                out.push(screens::render(&puzzles[k % puzzles.len()], style, k as u64));
+                k += 1;
+            }
+        }
+    }
+    out
+}
+
+/// What went wrong with one screen, or None when it was read perfectly and solved.
+fn check(pipeline: &mut PhotoPipeline, screen: &Screen) -> Option<String> {
+    let puzzle = match pipeline.process(&screen.image, &mut StageTimes::default()) {
+        Ok(Some(puzzle)) => puzzle,
+        Ok(None) => return Some("no grid found".into()),
+        Err(err) => return Some(err.to_string()),
+    };
+    let side = screen.corners.sides().iter().sum::<f64>() / 4.0;
+    let error = puzzle.quad.max_corner_distance(&screen.corners) / side;
+    let misread: Vec<String> = (0..81)
+        .filter_map(|i| {
+            let shown = screen.givens[i].max(screen.entries[i]);
+            let read = puzzle.reading.0[i].digit;
+            (read != shown).then(|| format!("cell {i}: {shown} read {read}"))
+        })
+        .collect();
+    let solved = puzzle.status == Status::Solved
+        && puzzle.solution.map(|s| s.0) == Some(screen.solution);
+    if error > 0.015 || !misread.is_empty() || !solved {
+        return Some(format!(
+            "corner error {:.2}%, {:?}, misread [{}]",
+            100.0 * error,
+            puzzle.status,
+            misread.join(", ")
+        ));
+    }
+    None
+}
+
+fn score(screens: &[Screen], label: &str) -> usize {
+    let mut pipeline = common::pipeline();
+    let mut perfect = 0;
+    for screen in screens {
+        match check(&mut pipeline, screen) {
+            None => perfect += 1,
+            Some(problem) => {
+                println!("{label}: {}: {problem}", screen.name);
+                if let Some(dir) = std::env::var_os("SCREENS_DIR") {
+                    let path = std::path::Path::new(&dir).join(format!("{}.png", screen.name.replace(' ', "_")));
+                    let _ = opencv::imgcodecs::imwrite(&*path.to_string_lossy(), &screen.image, &opencv::core::Vector::new());
+                }
+            }
+        }
+    }
+    println!("{label}: {perfect}/{} read perfectly and solved", screens.len());
+    perfect
+}
+
+#[test]
+fn screenshots_in_held_out_fonts_and_all_themes_are_read() {
+    let shots = screenshots();
+    let perfect = score(&shots, "screenshots");
+    assert!(perfect * 100 >= shots.len() * 85, "{perfect}/{}", shots.len());
+}
+
+#[test]
+fn photos_of_a_monitor_are_read() {
+    let shots: Vec<Screen> = screenshots()
+        .iter()
+        .step_by(3)
+        .enumerate()
+        .map(|(k, s)| screens::photographed(s, 100 + k as u64))
+        .collect();
+    let perfect = score(&shots, "photos of a screen");
+    assert!(perfect * 100 >= shots.len() * 90, "{perfect}/{}", shots.len());
+}
+
+#[test]
+fn number_pad_and_buttons_without_a_grid_are_no_puzzle() {
+    let mut pipeline = common::pipeline();
+    for mut screen in screenshots().into_iter().step_by(8) {
+        // Paint over the grid with the page's own colour: the number pad, timer and buttons stay.
+        let [x0, y0] = screen.corners.0[0];
+        let [x1, y1] = screen.corners.0[2];
+        let bg = *screen.image.at_2d::<opencv::core::Vec3b>(2, 2).unwrap();
+        let rect = opencv::core::Rect::new(x0 as i32 - 6, y0 as i32 - 6, (x1 - x0) as i32 + 12, (y1 - y0) as i32 + 12);
+        let colour = Scalar::new(bg[0] as f64, bg[1] as f64, bg[2] as f64, 0.0);
+        imgproc::rectangle(&mut screen.image, rect, colour, -1, imgproc::LINE_8, 0).unwrap();
+        let found = pipeline.process(&screen.image, &mut StageTimes::default()).unwrap();
+        assert!(found.is_none(), "{}: found {:?}", screen.name, found.map(|p| p.quad));
+    }
+}
