@@ -44,9 +44,12 @@ pub struct Puzzle {
 impl Puzzle {
     fn new(quad: Quad, reading: GridReading, judged: Judged) -> Puzzle {
         let mut entries = reading.handwritten();
-        // A cell corrected into a printed clue is no longer a handwritten entry.
-        for c in judged.corrections.iter().filter(|c| c.now != 0) {
-            entries.0[c.cell] = 0;
+        // A cell judged a printed clue (corrected into one, or read as handwriting but needed
+        // as a clue for the puzzle to have one solution) is no entry.
+        for (entry, &clue) in entries.0.iter_mut().zip(&judged.clues.0) {
+            if clue != 0 {
+                *entry = 0;
+            }
         }
         let Judged {
             clues,

@@ -125,3 +125,56 @@ fn number_pad_and_buttons_without_a_grid_are_no_puzzle() {
         assert!(found.is_none(), "{}: found {:?}", screen.name, found.map(|p| p.quad));
     }
 }
+
+#[test]
+fn dark_and_light_screens_under_a_hand_held_camera() {
+    use common::camera::{self, Camera, Clip, Page, Script};
+    use sudoku_ar::grid::Grid;
+    let puzzles = puzzles();
+    let pages: Vec<Page> = [(1usize, Layout::Web), (3, Layout::Phone), (0, Layout::Phone)]
+        .into_iter()
+        .enumerate()
+        .map(|(k, (theme, layout))| {
+            let style = Style {
+                theme: THEMES[theme],
+                layout,
+                font: HELD_OUT_FONTS[(2 * k + 1) % HELD_OUT_FONTS.len()],
+                highlights: true,
+                pencil_marks: k != 1,
+                entries: k != 2,
+            };
+            let screen = screens::render(&puzzles[40 + k], style, 300 + k as u64);
+            Page {
+                name: screen.name.clone(),
+                image: screen.image,
+                corners: screen.corners,
+                published: screen.corners,
+                solution: Grid(screen.solution),
+            }
+        })
+        .collect();
+    let names: Vec<String> = pages.iter().map(|p| p.name.clone()).collect();
+    for i in 0..pages.len() {
+        let clip = Clip::new(Script::Handheld, vec![i], &names, 500 + i as u64);
+        let camera = Camera::new(&pages, &clip).expect("camera");
+        let run = camera::run(common::pipeline_reader(), &camera);
+        let score = common::videos::score(&run.truth, &run.seen);
+        if std::env::var_os("DUMP_STATES").is_some() {
+            for (seen, truth) in run.seen.iter().zip(&run.truth) {
+                let state = seen.puzzle.as_ref().map_or("-".to_string(), |p| format!("{}{}", p.status, if p.solution.is_some() { "*" } else { "" }));
+                println!("{} {} truth {}", seen.frame, state, truth.puzzles.len());
+            }
+        }
+        let delays: Vec<Option<u64>> = score.appearances.iter().map(|a| a.lock_delay).collect();
+        println!(
+            "{}: lock {:?}, right after lock {:.1}%, >5% off {}",
+            clip.name,
+            delays,
+            100.0 * score.right_share(),
+            score.wrong_frames.len()
+        );
+        assert!(score.wrong_frames.is_empty(), "{}: drawn off at {:?}", clip.name, score.wrong_frames);
+        assert!(delays.iter().any(|d| d.is_some()), "{}: never locked", clip.name);
+        assert!(score.right_share() >= 0.95, "{}", clip.name);
+    }
+}

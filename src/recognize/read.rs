@@ -68,6 +68,26 @@ impl GridReading {
         self.grid_of(|r| if r.handwritten { r.digit } else { 0 })
     }
 
+    /// Whether any digit was read as handwritten.
+    pub fn has_handwriting(&self) -> bool {
+        self.0.iter().any(|r| r.handwritten)
+    }
+
+    /// The reading with every digit taken as printed: for a print the model took for
+    /// handwriting (an unfamiliar font on a screen, which has no handwriting at all).
+    pub fn all_printed(&self) -> GridReading {
+        GridReading(
+            self.0
+                .iter()
+                .map(|r| CellReading {
+                    handwritten: false,
+                    as_clue: r.probabilities,
+                    ..*r
+                })
+                .collect(),
+        )
+    }
+
     fn grid_of(&self, digit: impl Fn(&CellReading) -> u8) -> Grid {
         let mut grid = Grid::EMPTY;
         for (cell, reading) in grid.0.iter_mut().zip(&self.0) {

@@ -83,7 +83,26 @@ pub fn clue_log_likelihoods(reading: &GridReading) -> Vec<[f32; CLASSES]> {
 /// The puzzle one picture shows: the most likely printed clues with one solution. A photo gets
 /// no second look, so a reading that solves as it is stands even when another puzzle is nearly
 /// as likely; a changed reading must be clearly the likeliest.
+///
+/// Whether a digit is printed or handwritten is judged by the whole grid too: when the printed
+/// clues alone have no single solution but every digit taken as printed does, the digits taken
+/// for handwriting were print in a face the model does not know (a screen has no handwriting),
+/// or entries that all agree with the one solution: either way that is the puzzle.
 pub fn judge_picture(reading: &GridReading) -> Judged {
+    let judged = judge_printed(reading);
+    if judged.status == Status::Solved || !reading.has_handwriting() {
+        return judged;
+    }
+    let every_digit = judge_printed(&reading.all_printed());
+    if every_digit.status == Status::Solved {
+        tracing::debug!("digits read as handwritten are taken as printed: only then is there one solution");
+        return every_digit;
+    }
+    judged
+}
+
+/// [`judge_picture`] taking the digits read as handwritten for what the model said.
+fn judge_printed(reading: &GridReading) -> Judged {
     let read = reading.printed();
     let decoded = match decode(
         &read,
@@ -125,9 +144,36 @@ pub const SURE: f32 = 0.9;
 /// A sure reading that does not solve is judged unsolvable after this many frames.
 pub const MAX_READING_FRAMES: u32 = 15;
 
-/// The summed readings of one grid over the last few frames it was read in.
-#[derive(Debug, Clone)]
+/// The readings of one grid over the last few frames it was read in, summed twice: with the
+/// digits the model took for handwriting left out of the clues, and with every digit taken as
+/// printed (see [`judge_picture`] for why).
+#[derive(Debug, Clone, Default)]
 pub struct Evidence {
+    printed: Sums,
+    every_digit: Sums,
+    handwriting_seen: bool,
+}
+
+impl Evidence {
+    pub fn new() -> Evidence {
+        Evidence::default()
+    }
+
+    /// The likeliest printed clues given the recent frames.
+    pub fn clues(&self) -> Grid {
+        self.printed.clues()
+    }
+
+    pub fn add(&mut self, reading: &GridReading) {
+        self.printed.add(reading);
+        self.every_digit.add(&reading.all_printed());
+        self.handwriting_seen |= reading.has_handwriting();
+    }
+}
+
+/// The summed clue likelihoods of one grid over its last few readings.
+#[derive(Debug, Clone)]
+struct Sums {
     recent: VecDeque<Vec<[f32; CLASSES]>>,
     log_likelihood: [[f32; CLASSES]; 81],
     frames: u32,
@@ -135,15 +181,9 @@ pub struct Evidence {
     last: Grid,
 }
 
-impl Default for Evidence {
+impl Default for Sums {
     fn default() -> Self {
-        Evidence::new()
-    }
-}
-
-impl Evidence {
-    pub fn new() -> Evidence {
-        Evidence {
+        Sums {
             recent: VecDeque::with_capacity(EVIDENCE_FRAMES + 1),
             log_likelihood: [[0.0; CLASSES]; 81],
             frames: 0,
@@ -151,8 +191,10 @@ impl Evidence {
             last: Grid::EMPTY,
         }
     }
+}
 
-    pub fn add(&mut self, reading: &GridReading) {
+impl Sums {
+    fn add(&mut self, reading: &GridReading) {
         self.recent.push_back(clue_log_likelihoods(reading));
         if self.recent.len() > EVIDENCE_FRAMES {
             self.recent.pop_front();
@@ -176,7 +218,7 @@ impl Evidence {
     }
 
     /// The likeliest clues given the recent frames.
-    pub fn clues(&self) -> Grid {
+    fn clues(&self) -> Grid {
         let mut grid = Grid::EMPTY;
         for (cell, l) in grid.0.iter_mut().zip(&self.log_likelihood) {
             *cell = argmax(l) as u8;
@@ -206,6 +248,21 @@ impl Evidence {
 /// settle it. Only a sure reading that stays without any such puzzle for [`MAX_READING_FRAMES`]
 /// frames is judged unsolvable or ambiguous, and the caller treats even that as provisional.
 pub fn judge_frames(evidence: &Evidence) -> Option<Judged> {
+    let judged = judge_sums(&evidence.printed);
+    if judged.as_ref().is_some_and(|j| j.status == Status::Solved) || !evidence.handwriting_seen {
+        return judged;
+    }
+    match judge_sums(&evidence.every_digit) {
+        Some(every_digit) if every_digit.status == Status::Solved => {
+            tracing::debug!("digits read as handwritten are taken as printed: only then is there one solution");
+            Some(every_digit)
+        }
+        _ => judged,
+    }
+}
+
+/// [`judge_frames`] on one way of summing the readings.
+fn judge_sums(evidence: &Sums) -> Option<Judged> {
     if evidence.stable_for < STABLE_FRAMES {
         return None;
     }
@@ -296,6 +353,55 @@ pub(crate) mod tests {
         let known = judge_frames(&evidence).expect("two sure frames");
         assert_eq!(known.status, Status::Solved);
         assert_eq!(known.clues, clues);
+    }
+
+    /// The decoder's 17-clue puzzle, with the clues in `cells` read as surely handwritten
+    /// (and one of them changed to `wrong`, when given).
+    fn with_print_taken_for_handwriting(cells: &[usize], wrong: Option<u8>) -> (Grid, GridReading) {
+        let clues: Grid = SEVENTEEN.parse().unwrap();
+        let mut reading = reading_of(&clues, 0.999);
+        for (k, &cell) in cells.iter().enumerate() {
+            let digit = match wrong {
+                Some(w) if k == 0 => w,
+                _ => clues.0[cell],
+            };
+            let r = &mut reading.0[cell];
+            r.digit = digit;
+            r.handwritten = true;
+            r.probabilities = [1e-6; CLASSES];
+            r.probabilities[digit as usize] = 0.999;
+            r.as_clue = [1e-6; CLASSES];
+            r.as_clue[0] = 0.999;
+        }
+        (clues, reading)
+    }
+
+    const SEVENTEEN: &str =
+        "000000010400000000020000000000050407008000300001090000300400200050100000000806000";
+
+    #[test]
+    fn print_taken_for_handwriting_is_a_clue_when_only_then_the_puzzle_has_one_solution() {
+        let (clues, reading) = with_print_taken_for_handwriting(&[7, 9, 19], None);
+        assert_eq!(solve_clues(&reading.printed()).1, Status::Multiple);
+        let judged = judge_picture(&reading);
+        assert_eq!(judged.status, Status::Solved);
+        assert_eq!(judged.clues, clues);
+
+        let mut evidence = Evidence::new();
+        evidence.add(&reading);
+        evidence.add(&reading);
+        let judged = judge_frames(&evidence).expect("two agreeing frames");
+        assert_eq!((judged.status, judged.clues), (Status::Solved, clues));
+    }
+
+    #[test]
+    fn handwriting_that_breaks_the_rules_stays_out_of_the_clues() {
+        // Cell 7 holds a 1: a 2 written there leaves every digit together without one solution.
+        let (_, reading) = with_print_taken_for_handwriting(&[7, 9, 19], Some(2));
+        assert_ne!(solve_clues(&reading.all_printed().printed()).1, Status::Solved);
+        let judged = judge_picture(&reading);
+        assert_eq!(judged.status, Status::Multiple);
+        assert_eq!(judged.clues, reading.printed());
     }
 
     /// The 17-clue puzzle of the decoder's tests with its 3 in cell 54 lost.

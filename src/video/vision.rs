@@ -356,9 +356,23 @@ fn inside_frame(quad: &Quad, gray: &Mat) -> bool {
         .all(|&[x, y]| x >= margin && y >= margin && x <= w - 1.0 - margin && y <= h - 1.0 - margin)
 }
 
-/// Whether a single reading shows `known`: no cell confidently reads otherwise, and few are
-/// unsure.
+/// Whether a single reading shows `known`, with the digits read as handwritten left out of the
+/// clues or (as the puzzle may have been judged) taken as printed.
 fn same_puzzle(known: &Known, reading: &GridReading) -> bool {
+    shows_clues(known, reading)
+        || (reading.has_handwriting() && shows_clues(known, &reading.all_printed()))
+}
+
+/// Whether the puzzle in view is confidently a different one from `known`, whichever way its
+/// handwritten-looking digits are taken.
+fn replaced(known: &Known, reading: &GridReading) -> bool {
+    shows_other_clues(known, reading)
+        && (!reading.has_handwriting() || shows_other_clues(known, &reading.all_printed()))
+}
+
+/// Whether the reading's clues are `known`'s: no cell confidently reads otherwise, and few are
+/// unsure.
+fn shows_clues(known: &Known, reading: &GridReading) -> bool {
     let mut unsure = 0;
     for (cell, r) in reading.0.iter().enumerate() {
         let expected = known.clues.0[cell] as usize;
@@ -373,8 +387,8 @@ fn same_puzzle(known: &Known, reading: &GridReading) -> bool {
     unsure <= 4
 }
 
-/// Whether the puzzle in view is confidently a different one from `known`.
-fn replaced(known: &Known, reading: &GridReading) -> bool {
+/// Whether more than a few cells confidently read other clues than `known`'s.
+fn shows_other_clues(known: &Known, reading: &GridReading) -> bool {
     let differing = reading
         .0
         .iter()

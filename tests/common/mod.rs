@@ -260,11 +260,16 @@ impl Score {
 /// The photo pipeline with the built-in model, or the one named by `SUDOKU_MODEL` (to compare a
 /// freshly trained model before building it in).
 pub fn pipeline() -> PhotoPipeline {
+    PhotoPipeline::new(pipeline_reader())
+}
+
+/// The digit model the tests use: `SUDOKU_MODEL` when set, else the built-in one.
+pub fn pipeline_reader() -> DigitReader {
     let reader = match std::env::var_os("SUDOKU_MODEL") {
         Some(path) => DigitReader::from_file(Path::new(&path)),
         None => DigitReader::builtin(),
     };
-    PhotoPipeline::new(reader.expect("digit model and ONNX Runtime (run bash .ci/setup)"))
+    reader.expect("digit model and ONNX Runtime (run bash .ci/setup)")
 }
 
 /// Runs the photo pipeline over `samples` and scores it against the truth.
