@@ -11,7 +11,7 @@ fn main() -> anyhow::Result<()> {
     let image = sudoku_ar::photo::load_image(std::path::Path::new(input))?;
     let mut gray = Mat::default();
     imgproc::cvt_color(&image, &mut gray, imgproc::COLOR_BGR2GRAY, 0)?;
-    let Some(found) = detect::find_grid(&gray)? else {
+    let Some(found) = detect::find_grid(&gray, detect::Look::Only)? else {
         anyhow::bail!("{input}: no grid found");
     };
     let mut negative = Mat::default();

@@ -24,7 +24,7 @@ fn main() -> anyhow::Result<()> {
     );
     imgproc::resize(&gray, &mut small, size, 0.0, 0.0, imgproc::INTER_AREA)?;
     for (i, quad) in detect::outline_candidates(&small)?.iter().enumerate() {
-        let score = detect::grid_score(&small, quad)?;
+        let score = detect::grid_score(&small, quad, detect::Look::Only)?;
         println!("candidate {i}: score {score:.3} {:?}", quad.scaled(scale));
         let points: Vector<Point> = quad
             .scaled(scale)
@@ -50,7 +50,7 @@ fn main() -> anyhow::Result<()> {
             false,
         )?;
     }
-    println!("found: {:?}", detect::find_grid(&gray)?);
+    println!("found: {:?}", detect::find_grid(&gray, detect::Look::Only)?);
     imgcodecs::imwrite(output, &image, &Vector::new())?;
     Ok(())
 }

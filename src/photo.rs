@@ -13,8 +13,9 @@ use crate::error::{Error, Result, io_reason};
 use crate::geometry::Quad;
 use crate::grid::Grid;
 use crate::overlay;
+use crate::raster::GrayView;
 use crate::recognize::decode::Correction;
-use crate::recognize::detect;
+use crate::recognize::detect::{self, Look};
 use crate::recognize::read::{DigitReader, GridReading};
 use crate::recognize::verdict::{Judged, Status, judge_picture};
 use crate::recognize::{Orientation, Recognition, RecognizeTimes, recognize};
@@ -143,7 +144,15 @@ impl PhotoPipeline {
         let start = Instant::now();
         let mut gray = Mat::default();
         imgproc::cvt_color(image, &mut gray, imgproc::COLOR_BGR2GRAY, 0)?;
-        let detection = detect::find_grid(&gray)?;
+        // A grid touching the picture's edge may only be found with paper laid around it.
+        let (gray, margin, detection) = match detect::find_grid(&gray, Look::Only)? {
+            Some(found) => (gray, 0.0, Some(found)),
+            None => {
+                let (padded, margin) = with_margin(&gray)?;
+                let found = detect::find_grid(&padded, Look::Only)?;
+                (padded, margin, found)
+            }
+        };
         times.detect = start.elapsed();
         let Some(detection) = detection else {
             return Ok(None);
@@ -162,8 +171,40 @@ impl PhotoPipeline {
         let start = Instant::now();
         let judged = judge_picture(&reading);
         times.solve = start.elapsed();
+        let quad = quad.translated(-margin, -margin);
         Ok(Some(Puzzle::new(quad, reading, judged)))
     }
+}
+
+/// Margin laid around a picture before it is searched, as a share of its longer side.
+const EDGE_MARGIN: f64 = 0.03;
+
+/// `gray` inside a margin of its own edge's typical level, and the margin's width: a grid that
+/// touches the picture's edge, or whose border is cut by it, then has paper around it as
+/// detection and line following expect (the outer line is found where it is, not taken from
+/// a smear of the edge's pixels). Corners found in it are `margin` pixels down and right.
+fn with_margin(gray: &Mat) -> Result<(Mat, f64)> {
+    let view = GrayView::new(gray)?;
+    let (w, h) = (view.width, view.height);
+    let mut edge: Vec<u8> = (0..w)
+        .flat_map(|x| [view.get(x, 0), view.get(x, h - 1)])
+        .chain((0..h).flat_map(|y| [view.get(0, y), view.get(w - 1, y)]))
+        .collect();
+    let middle = edge.len() / 2;
+    let level = *edge.select_nth_unstable(middle).1;
+    let margin = (EDGE_MARGIN * w.max(h) as f64).round() as i32;
+    let mut out = Mat::default();
+    opencv::core::copy_make_border(
+        gray,
+        &mut out,
+        margin,
+        margin,
+        margin,
+        margin,
+        opencv::core::BORDER_CONSTANT,
+        opencv::core::Scalar::all(level as f64),
+    )?;
+    Ok((out, margin as f64))
 }
 
 /// Draws the result on `image`: the missing digits when solved, else a red outline where the

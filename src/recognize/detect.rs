@@ -56,6 +56,18 @@ impl Ink {
     }
 }
 
+/// How sure a search must be that a candidate is a grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Look {
+    /// A photo: the one look there is. Faint cell lines (an app's pale lines washed out by
+    /// glare, light print under a gradient) are accepted while every box line is clear and the
+    /// cell lines still show on the whole each way.
+    Only,
+    /// A video frame: every cell line must show; a grid too blurred or washed out for that is
+    /// found a frame or two later, rather than risk a wrong outline that is then followed.
+    OneOfMany,
+}
+
 /// A grid found in an image.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Detection {
@@ -69,12 +81,12 @@ pub struct Detection {
 
 /// Finds the largest Sudoku grid in a gray image, printed dark on light or else light on dark;
 /// None when there is none.
-pub fn find_grid(gray: &Mat) -> Result<Option<Detection>> {
-    if let Some(found) = find_dark_grid(gray)? {
+pub fn find_grid(gray: &Mat, look: Look) -> Result<Option<Detection>> {
+    if let Some(found) = find_dark_grid(gray, look)? {
         return Ok(Some(found));
     }
     let mut negative = Mat::default();
-    let found = find_dark_grid(Ink::Light.as_dark(gray, &mut negative)?)?;
+    let found = find_dark_grid(Ink::Light.as_dark(gray, &mut negative)?, look)?;
     Ok(found.map(|d| Detection {
         ink: Ink::Light,
         ..d
@@ -82,7 +94,7 @@ pub fn find_grid(gray: &Mat) -> Result<Option<Detection>> {
 }
 
 /// Finds the largest grid printed dark on light.
-fn find_dark_grid(gray: &Mat) -> Result<Option<Detection>> {
+fn find_dark_grid(gray: &Mat, look: Look) -> Result<Option<Detection>> {
     let (width, height) = (gray.cols(), gray.rows());
     let scale = (width.max(height) as f64 / WORK_SIDE).max(1.0);
     let shrunk;
@@ -113,8 +125,8 @@ fn find_dark_grid(gray: &Mat) -> Result<Option<Detection>> {
             // Refinement usually helps, but can be pulled off by print touching the border.
             let refined = refine_corners(&work_view, &outline, 1.0);
             let (quad, score) = [
-                (outline, grid_score(work, &outline)?),
-                (refined, grid_score(work, &refined)?),
+                (outline, grid_score(work, &outline, look)?),
+                (refined, grid_score(work, &refined, look)?),
             ]
             .into_iter()
             .max_by(|a, b| a.1.total_cmp(&b.1))
@@ -277,7 +289,7 @@ fn quad_of(contour: &Vector<Point>) -> Result<Option<Quad>> {
 ///
 /// A printed Sudoku scores 0.5 to 0.9, even when every cell holds a digit; a box of text, a
 /// calendar (7 columns) or a chessboard (8x8, no lines at ninths) scores below 0.2.
-pub fn grid_score(gray: &Mat, quad: &Quad) -> Result<f64> {
+pub fn grid_score(gray: &Mat, quad: &Quad, look: Look) -> Result<f64> {
     let side = 9 * CHECK_CELL;
     let Some(image_from_grid) = Homography::from_quads(&Quad::UNIT, quad) else {
         return Ok(0.0);
@@ -323,10 +335,8 @@ pub fn grid_score(gray: &Mat, quad: &Quad) -> Result<f64> {
         middles.extend((0..9).map(|k| coverage(k * cell + cell / 2, 0, n, horizontal, &firm)));
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    // Every box line must be there. The thin cell lines may be faint (an app's pale lines
-    // washed out by glare, light print under a gradient): two may be lost, or more if the cell
-    // lines still show on the whole each way. A 3x3 table with no cell lines is no Sudoku, nor
-    // is part of a grid cut off six rows down, whose rows miss the ninths one way.
+    // Every box line must be there. A 3x3 table with no cell lines is no Sudoku, nor is part
+    // of a grid cut off six rows down, whose rows miss the ninths one way.
     let is_box_line = |i: usize| (i % 8 + 1) % 3 == 0;
     let weakest_box = (0..16)
         .filter(|&i| is_box_line(i))
@@ -352,7 +362,12 @@ pub fn grid_score(gray: &Mat, quad: &Quad) -> Result<f64> {
         down,
         "grid score"
     );
-    if weakest_box < 0.3 || (faint_cell_lines > 2 && across.min(down) < 0.2) {
+    let faint_allowed = match look {
+        Look::OneOfMany => 0,
+        Look::Only if across.min(down) >= 0.2 => 6,
+        Look::Only => 2,
+    };
+    if weakest_box < 0.3 || faint_cell_lines > faint_allowed {
         return Ok(0.0);
     }
     Ok(mean(&lines) - mean(&middles))
@@ -579,7 +594,7 @@ mod tests {
     #[test]
     fn finds_a_drawn_grid_with_subpixel_corners() {
         let page = drawn_grid(640, 480, 100, 60, 360);
-        let found = find_grid(&page).unwrap().expect("grid");
+        let found = find_grid(&page, Look::Only).unwrap().expect("grid");
         let truth = Quad([[100.0, 60.0], [460.0, 60.0], [460.0, 420.0], [100.0, 420.0]]);
         assert!(
             found.quad.max_corner_distance(&truth) < 1.0,
@@ -594,17 +609,17 @@ mod tests {
         let page = drawn_grid(640, 480, 120, 50, 378);
         let mut negative = Mat::default();
         opencv::core::bitwise_not(&page, &mut negative, &opencv::core::no_array()).unwrap();
-        let found = find_grid(&negative).unwrap().expect("grid");
+        let found = find_grid(&negative, Look::Only).unwrap().expect("grid");
         assert_eq!(found.ink, Ink::Light);
         let truth = Quad([[120.0, 50.0], [498.0, 50.0], [498.0, 428.0], [120.0, 428.0]]);
         assert!(found.quad.max_corner_distance(&truth) < 1.0, "{:?}", found.quad);
-        assert_eq!(find_grid(&page).unwrap().expect("grid").ink, Ink::Dark);
+        assert_eq!(find_grid(&page, Look::Only).unwrap().expect("grid").ink, Ink::Dark);
     }
 
     #[test]
     fn blank_page_and_chessboard_have_no_grid() {
         let blank = Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(200.0)).unwrap();
-        assert!(find_grid(&blank).unwrap().is_none());
+        assert!(find_grid(&blank, Look::Only).unwrap().is_none());
 
         let mut board =
             Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(230.0)).unwrap();
@@ -626,7 +641,7 @@ mod tests {
                 }
             }
         }
-        assert!(find_grid(&board).unwrap().is_none());
+        assert!(find_grid(&board, Look::Only).unwrap().is_none());
     }
 
     #[test]
@@ -675,7 +690,7 @@ mod tests {
             )
             .unwrap();
         }
-        assert!(find_grid(&page).unwrap().is_none());
+        assert!(find_grid(&page, Look::Only).unwrap().is_none());
     }
 
     #[test]
@@ -724,7 +739,7 @@ mod tests {
             )
             .unwrap();
         }
-        assert!(find_grid(&page).unwrap().is_none());
+        assert!(find_grid(&page, Look::Only).unwrap().is_none());
     }
 
     #[test]

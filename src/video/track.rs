@@ -282,7 +282,9 @@ impl Anchor {
         // Flow from the last frame is never this far off when it holds: the track has slipped
         // (a fast move, the grid half out of view) and the alignment is as likely a neighbour's.
         let side = tracked.sides().iter().sum::<f64>() / 4.0;
-        if aligned.max_corner_distance(&tracked) > MAX_CORRECTION * side / 9.0 {
+        let correction = aligned.max_corner_distance(&tracked) / (side / 9.0);
+        if correction > MAX_CORRECTION {
+            tracing::debug!(cells = correction, "the anchor would move the grid too far: a slip");
             return Ok(Alignment::Slipped);
         }
         Ok(Alignment::Anchored(Anchored {
@@ -312,7 +314,11 @@ impl Anchor {
         .into_iter()
         .filter_map(|(dx, dy)| at(dx, dy))
         .fold(f64::MIN, f64::max);
-        Ok(best_elsewhere > here + SLIP_MARGIN)
+        let slipped = best_elsewhere > here + SLIP_MARGIN;
+        if slipped {
+            tracing::debug!(here, best_elsewhere, "the cells' ink matches better a cell over: a slip");
+        }
+        Ok(slipped)
     }
 }
 
@@ -471,18 +477,21 @@ fn normalised(picture: &Mat) -> Result<Mat> {
     Ok(out)
 }
 
-/// How dark each cell's middle is against the picture's mid level: where the digits are.
+/// How far each cell's middle is from the typical cell's (an empty one), darker or lighter:
+/// where the digits are, printed dark on light or light on dark (a screen in dark mode).
 fn cell_ink(picture: &Mat) -> Result<[f64; 81]> {
-    let mut ink = [0.0; 81];
+    let mut level = [0.0; 81];
     let inner = (0.6 * ANCHOR_CELL) as i32;
-    for (cell, value) in ink.iter_mut().enumerate() {
+    for (cell, value) in level.iter_mut().enumerate() {
         let [x, y] = anchor_cell_centre(cell);
         let rect = Rect::new(x as i32 - inner / 2, y as i32 - inner / 2, inner, inner);
         let region = Mat::roi(picture, rect)?;
-        let mean = opencv::core::mean(&region, &no_array())?[0];
-        *value = (128.0 - mean).max(0.0);
+        *value = opencv::core::mean(&region, &no_array())?[0];
     }
-    Ok(ink)
+    let mut sorted = level;
+    sorted.sort_by(f64::total_cmp);
+    let typical = sorted[40];
+    Ok(level.map(|l| (l - typical).abs()))
 }
 
 /// Correlation of the reference ink with the current ink shifted by (dx, dy) cells, over the
