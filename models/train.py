@@ -645,6 +645,7 @@ def main():
     ap.add_argument("--epochs", type=int, default=14)
     ap.add_argument("--synthetic-grids", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--kubiesa-weight", type=int, default=4, help="times the real Kubiesa cells are repeated")
     ap.add_argument("--out", default=os.path.join(HERE, "digits.onnx"))
     args = ap.parse_args()
 
@@ -668,8 +669,8 @@ def main():
     print(f"data in {time.time() - t0:.0f}s: synthetic {len(sx)}, screens {len(qx)}, kubiesa {len(kx)}, wicht train {len(wx)}, wicht held-out {len(hx)}", flush=True)
 
     # Kubiesa cells are few next to the rest; repeat them so they weigh in.
-    x = np.concatenate([sx, qx, kx, kx, kx, kx, wx])
-    y = np.concatenate([sy, qy, ky, ky, ky, ky, wy])
+    x = np.concatenate([sx, qx] + [kx] * args.kubiesa_weight + [wx])
+    y = np.concatenate([sy, qy] + [ky] * args.kubiesa_weight + [wy])
     x = torch.from_numpy(x.astype(np.float32)).unsqueeze(1)
     y = torch.from_numpy(y.astype(np.int64))
     hx_t = torch.from_numpy(hx.astype(np.float32)).unsqueeze(1)

@@ -41,6 +41,9 @@ pub struct Fitted {
     pub rectified: Mat,
     /// Where the outer border lines cross, in `gray`'s pixels.
     pub quad: Quad,
+    /// Whether the four border lines were followed (else `quad` is partly placed from the
+    /// lines inside them).
+    pub border_seen: bool,
 }
 
 /// Like [`rectify`], but each cell is cut from between the printed lines around it, found near
@@ -112,7 +115,11 @@ pub fn rectify_along_lines(gray: &Mat, quad: &Quad) -> Result<Option<Fitted>> {
     )?;
     let corner = |l: usize, k: usize| source.to_image(source_from_layout.apply(crossings.at[l][k]));
     let quad = Quad([corner(0, 0), corner(0, 9), corner(9, 9), corner(9, 0)]);
-    Ok(Some(Fitted { rectified, quad }))
+    Ok(Some(Fitted {
+        rectified,
+        quad,
+        border_seen: crossings.border_seen,
+    }))
 }
 
 fn degenerate() -> crate::Error {

@@ -30,6 +30,9 @@ const STRAY_COST: f64 = 0.5;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Crossings {
     pub at: [[Point; 10]; 10],
+    /// Whether all four outer border lines were followed; else some are placed from the lines
+    /// inside them, and the grid's outline is better known from the corners given.
+    pub border_seen: bool,
 }
 
 /// The layout of a grid rectified with a margin: `cell` pixels per cell, the grid's top-left
@@ -59,10 +62,10 @@ pub fn find_crossings(rectified: &Mat, layout: Layout) -> Result<Option<Crossing
     if view.width != layout.side() || view.height != layout.side() {
         return Ok(None);
     }
-    let Some(columns) = follow_lines(&view, layout, false) else {
+    let Some((columns, columns_border)) = follow_lines(&view, layout, false) else {
         return Ok(None);
     };
-    let Some(rows) = follow_lines(&view, layout, true) else {
+    let Some((rows, rows_border)) = follow_lines(&view, layout, true) else {
         return Ok(None);
     };
     let mut at = [[[0.0; 2]; 10]; 10];
@@ -71,7 +74,10 @@ pub fn find_crossings(rectified: &Mat, layout: Layout) -> Result<Option<Crossing
             *point = crossing(&columns[k], &rows[l], layout, k, l);
         }
     }
-    Ok(Some(Crossings { at }))
+    Ok(Some(Crossings {
+        at,
+        border_seen: columns_border && rows_border,
+    }))
 }
 
 /// A followed line: its offset across the line at each strip's centre, in pixels from where it
@@ -81,8 +87,9 @@ type Path = [f64; 9];
 /// Follows the 10 lines across (`across` = true: the row lines) or down: first the four thick
 /// box lines near where the corners put them, then each thin cell line near where the box lines
 /// around it put it (so that a faint cell line cannot wander off onto digit strokes). A line
-/// that cannot be followed is placed between its neighbours.
-fn follow_lines(view: &GrayView, layout: Layout, across: bool) -> Option<[Path; 10]> {
+/// that cannot be followed is placed between its neighbours. Also says whether both outer
+/// lines were followed.
+fn follow_lines(view: &GrayView, layout: Layout, across: bool) -> Option<([Path; 10], bool)> {
     let cell = layout.cell as f64;
     let half = ((RIDGE_HALF_WIDTH * cell).round() as usize).max(2);
     let profiles = strip_profiles(view, layout, across);
@@ -102,9 +109,9 @@ fn follow_lines(view: &GrayView, layout: Layout, across: bool) -> Option<[Path; 
         found[k] = follow_line(&profiles, layout.expected(k), &guess, reach, half);
     }
     ordered(&mut found, cell);
-    Some(std::array::from_fn(|k| {
-        found[k].unwrap_or_else(|| interpolated(&found, k))
-    }))
+    let border_seen = found[0].is_some() && found[9].is_some();
+    let paths = std::array::from_fn(|k| found[k].unwrap_or_else(|| interpolated(&found, k)));
+    Some((paths, border_seen))
 }
 
 /// For each of the 9 strips a line crosses, the summed darkness of each position across it,

@@ -67,8 +67,12 @@ pub fn recognize(
     times: &mut RecognizeTimes,
 ) -> Result<Recognition> {
     let start = Instant::now();
+    // The cells are cut along whatever lines were followed; the outline is taken from the
+    // lines only where the border itself was seen (a border next to a dark table or a screen's
+    // bezel may not be), else from the corners given.
     let (rectified, quad, on_lines) = match cells::rectify_along_lines(gray, quad)? {
-        Some(fitted) => (fitted.rectified, fitted.quad, true),
+        Some(fitted) if fitted.border_seen => (fitted.rectified, fitted.quad, true),
+        Some(fitted) => (fitted.rectified, *quad, false),
         None => (cells::rectify(gray, quad)?, *quad, false),
     };
     times.rectify = start.elapsed();
