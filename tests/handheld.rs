@@ -30,8 +30,11 @@ fn simulated_handheld_camera_over_real_pages() {
         totals.phantom_frames, 0,
         "frames drawn with no puzzle in view"
     );
+    // p99 was 1.45% before lines had to be darker than the paper on both sides (which keeps a
+    // screen's bezel from being taken for the border); pages whose border lies right at the
+    // paper's edge (image23, image1040) now keep the detector's corners there: 1.9-2.1%.
     assert!(
-        totals.error_at(0.99) <= 0.015,
+        totals.error_at(0.99) <= 0.025,
         "corner error p99 {:.2}%",
         100.0 * totals.error_at(0.99)
     );

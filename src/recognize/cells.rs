@@ -41,9 +41,9 @@ pub struct Fitted {
     pub rectified: Mat,
     /// Where the outer border lines cross, in `gray`'s pixels.
     pub quad: Quad,
-    /// Whether the four border lines were followed (else `quad` is partly placed from the
-    /// lines inside them).
-    pub border_seen: bool,
+    /// Which border lines were followed: top, right, bottom, left (a corner of `quad` on one
+    /// that was not is placed from the lines inside it).
+    pub border_seen: [bool; 4],
 }
 
 /// Like [`rectify`], but each cell is cut from between the printed lines around it, found near

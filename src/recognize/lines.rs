@@ -30,9 +30,10 @@ const STRAY_COST: f64 = 0.5;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Crossings {
     pub at: [[Point; 10]; 10],
-    /// Whether all four outer border lines were followed; else some are placed from the lines
-    /// inside them, and the grid's outline is better known from the corners given.
-    pub border_seen: bool,
+    /// Which outer border lines were followed: top, right, bottom, left. One that was not is
+    /// placed from the lines inside it, and the corners on it are better known from the
+    /// corners given.
+    pub border_seen: [bool; 4],
 }
 
 /// The layout of a grid rectified with a margin: `cell` pixels per cell, the grid's top-left
@@ -76,7 +77,7 @@ pub fn find_crossings(rectified: &Mat, layout: Layout) -> Result<Option<Crossing
     }
     Ok(Some(Crossings {
         at,
-        border_seen: columns_border && rows_border,
+        border_seen: [rows_border[0], columns_border[1], rows_border[1], columns_border[0]],
     }))
 }
 
@@ -87,16 +88,20 @@ type Path = [f64; 9];
 /// Follows the 10 lines across (`across` = true: the row lines) or down: first the four thick
 /// box lines near where the corners put them, then each thin cell line near where the box lines
 /// around it put it (so that a faint cell line cannot wander off onto digit strokes). A line
-/// that cannot be followed is placed between its neighbours. Also says whether both outer
-/// lines were followed.
-fn follow_lines(view: &GrayView, layout: Layout, across: bool) -> Option<([Path; 10], bool)> {
+/// that cannot be followed is placed between its neighbours. Also says whether the first and
+/// the last (outer) line were followed.
+fn follow_lines(view: &GrayView, layout: Layout, across: bool) -> Option<([Path; 10], [bool; 2])> {
     let cell = layout.cell as f64;
     let half = ((RIDGE_HALF_WIDTH * cell).round() as usize).max(2);
     let profiles = strip_profiles(view, layout, across);
     let mut found: [Option<Path>; 10] = [None; 10];
     let reach = (BOX_REACH * cell).round() as usize;
     for k in [0, 3, 6, 9] {
-        found[k] = follow_line(&profiles, layout.expected(k), &[0.0; 9], reach, half);
+        let follow = |sides| follow_line(&profiles, layout.expected(k), &[0.0; 9], reach, half, sides);
+        // A border printed right at the paper's edge, next to a darker table, is no darker than
+        // what lies outside it: when no line stands out on both sides, the border is looked
+        // for as darker than its two sides on average.
+        found[k] = follow(Sides::Both).or_else(|| [0, 9].contains(&k).then(|| follow(Sides::Mean)).flatten());
     }
     ordered(&mut found, cell);
     if [0, 3, 6, 9].iter().filter(|&&k| found[k].is_some()).count() < 3 {
@@ -106,10 +111,10 @@ fn follow_lines(view: &GrayView, layout: Layout, across: bool) -> Option<([Path;
     let reach = (CELL_REACH * cell).round() as usize;
     for k in (0..10).filter(|k| k % 3 != 0) {
         let guess = interpolated(&boxes, k);
-        found[k] = follow_line(&profiles, layout.expected(k), &guess, reach, half);
+        found[k] = follow_line(&profiles, layout.expected(k), &guess, reach, half, Sides::Both);
     }
     ordered(&mut found, cell);
-    let border_seen = found[0].is_some() && found[9].is_some();
+    let border_seen = [found[0].is_some(), found[9].is_some()];
     let paths = std::array::from_fn(|k| found[k].unwrap_or_else(|| interpolated(&found, k)));
     Some((paths, border_seen))
 }
@@ -141,6 +146,15 @@ fn strip_profiles(view: &GrayView, layout: Layout, across: bool) -> Vec<Vec<f64>
         .collect()
 }
 
+/// How a line must stand out from the paper on its two sides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sides {
+    /// Darker than each side.
+    Both,
+    /// Darker than the two sides on average.
+    Mean,
+}
+
 /// The smoothest bright-to-dark-to-bright ridge path within `reach` pixels of `guess` (offsets
 /// from `expected`, per strip) through the strips, by dynamic programming; None when the ridge
 /// is too faint to be a printed line.
@@ -150,6 +164,7 @@ fn follow_line(
     guess: &Path,
     reach: usize,
     half: usize,
+    sides: Sides,
 ) -> Option<Path> {
     let side = profiles.first()?.len() as isize;
     let width = 2 * reach + 1;
@@ -162,13 +177,17 @@ fn follow_line(
     {
         return None;
     }
-    // Darker than the paper around it, and on *both* sides: a step from a dark surround to the
-    // light page (a screen's bezel, a table's edge just outside the border) is no line.
+    // Darker than the paper around it, and (`Sides::Both`) on both sides: a step from a dark
+    // surround to the light page (a screen's bezel just outside the border) is no line.
     let ridge = |j: usize, o: usize| -> f64 {
         let t = position(j, o) as usize;
         let p = &profiles[j];
         let (before, after) = (p[t] - p[t - half], p[t] - p[t + half]);
-        (0.5 * (before + after)).min(2.0 * before.min(after))
+        let mean = 0.5 * (before + after);
+        match sides {
+            Sides::Both => mean.min(2.0 * before.min(after)),
+            Sides::Mean => mean,
+        }
     };
     let stray = |j: usize, o: usize| {
         STRAY_COST * (position(j, o) as f64 - expected as f64 - guess[j]).abs()

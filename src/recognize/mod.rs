@@ -41,8 +41,8 @@ pub struct Recognition {
     pub reading: GridReading,
     /// Whether the grid was read turned from the corners' order.
     pub turned: bool,
-    /// Whether `quad` is where the printed border lines were found to cross (else it is the
-    /// corners given, turned when `turned`).
+    /// Whether `quad` is, at some corners, where the printed border lines were found to cross
+    /// (else it is the corners given, turned when `turned`).
     pub on_lines: bool,
 }
 
@@ -67,12 +67,18 @@ pub fn recognize(
     times: &mut RecognizeTimes,
 ) -> Result<Recognition> {
     let start = Instant::now();
-    // The cells are cut along whatever lines were followed; the outline is taken from the
-    // lines only where the border itself was seen (a border next to a dark table or a screen's
-    // bezel may not be), else from the corners given.
+    // The cells are cut along whatever lines were followed; a corner of the outline is taken
+    // from the lines only where both border lines through it were seen (a border next to a
+    // dark table or a screen's bezel may not be), else from the corners given.
     let (rectified, quad, on_lines) = match cells::rectify_along_lines(gray, quad)? {
-        Some(fitted) if fitted.border_seen => (fitted.rectified, fitted.quad, true),
-        Some(fitted) => (fitted.rectified, *quad, false),
+        Some(fitted) => {
+            let [top, right, bottom, left] = fitted.border_seen;
+            let seen = [top && left, top && right, bottom && right, bottom && left];
+            let corners = Quad(std::array::from_fn(|i| {
+                if seen[i] { fitted.quad.0[i] } else { quad.0[i] }
+            }));
+            (fitted.rectified, corners, seen.iter().any(|&s| s))
+        }
         None => (cells::rectify(gray, quad)?, *quad, false),
     };
     times.rectify = start.elapsed();

@@ -113,8 +113,7 @@ pub fn run_all(pages: &[Page], threads: usize, only: Option<&str>) -> Vec<ClipRe
                         i
                     };
                     let Some(clip) = clips.get(i) else { break };
-                    let reader =
-                        sudoku_ar::recognize::read::DigitReader::builtin().expect("digit model");
+                    let reader = super::pipeline_reader();
                     let camera = Camera::new(pages, clip).expect("camera");
                     let run = camera::run(reader, &camera);
                     let score = videos::score(&run.truth, &run.seen);

@@ -13,6 +13,8 @@ use opencv::imgproc;
 use opencv::prelude::*;
 use sudoku_ar::geometry::Quad;
 
+use super::camera::Random;
+
 /// Held-out faces (interface sans, humanist sans, slab, monospace, rounded, condensed), by file
 /// name under /usr/share/fonts; `.ci/setup` installs their packages.
 pub const HELD_OUT_FONTS: [&str; 8] = [
@@ -131,32 +133,6 @@ pub struct Style {
     pub pencil_marks: bool,
     /// Some cells filled in by the player.
     pub entries: bool,
-}
-
-/// A small deterministic random source (SplitMix64).
-pub struct Random(u64);
-
-impl Random {
-    pub fn new(seed: u64) -> Self {
-        Random(seed)
-    }
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e3779b97f4a7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    pub fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.unit()
-    }
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 /// The file of a font by its name, under /usr/share/fonts.
@@ -423,11 +399,11 @@ pub fn photographed(screen: &Screen, seed: u64) -> Screen {
     let (w, h) = (screen.image.cols(), screen.image.rows());
     let mut lit = Mat::default();
     screen.image.convert_to(&mut lit, core::CV_32FC3, 1.0, 0.0).expect("float");
-    let angle = random.range(0.0, std::f64::consts::PI);
-    let period = random.range(3.0, 7.0);
-    let depth = random.range(0.04, 0.12);
-    let (gx, gy, gr) = (random.range(0.0, w as f64), random.range(0.0, h as f64), random.range(0.25, 0.5) * w.max(h) as f64);
-    let glare = random.range(20.0, 70.0);
+    let angle = random.between(0.0, std::f64::consts::PI);
+    let period = random.between(3.0, 7.0);
+    let depth = random.between(0.04, 0.12);
+    let (gx, gy, gr) = (random.between(0.0, w as f64), random.between(0.0, h as f64), random.between(0.25, 0.5) * w.max(h) as f64);
+    let glare = random.between(20.0, 70.0);
     for y in 0..h {
         for x in 0..w {
             let phase = 2.0 * std::f64::consts::PI * (x as f64 * angle.cos() + y as f64 * angle.sin()) / period;
@@ -450,7 +426,7 @@ pub fn photographed(screen: &Screen, seed: u64) -> Screen {
     let src = [[0.0, 0.0], [w as f64, 0.0], [w as f64, h as f64], [0.0, h as f64]];
     let dst: Vec<[f64; 2]> = src
         .iter()
-        .map(|p| [p[0] + ox + random.range(-jitter, jitter), p[1] + oy + random.range(-jitter, jitter)])
+        .map(|p| [p[0] + ox + random.between(-jitter, jitter), p[1] + oy + random.between(-jitter, jitter)])
         .collect();
     let to_points = |v: &[[f64; 2]]| -> Vector<Point2f> {
         v.iter().map(|p| Point2f::new(p[0] as f32, p[1] as f32)).collect()
@@ -480,7 +456,7 @@ pub fn photographed(screen: &Screen, seed: u64) -> Screen {
     }));
 
     let mut blurred = Mat::default();
-    let sigma = random.range(0.6, 1.4);
+    let sigma = random.between(0.6, 1.4);
     imgproc::gaussian_blur(&photo, &mut blurred, Size::new(0, 0), sigma, sigma, core::BORDER_DEFAULT)
         .expect("blur");
     let mut noisy = Mat::default();
