@@ -105,7 +105,11 @@ fn stage_costs(video: &Path) {
         opencv::imgproc::cvt_color(frame, &mut gray, opencv::imgproc::COLOR_BGR2GRAY, 0)
             .expect("gray");
         let start = Instant::now();
-        let _ = sudoku_ar::recognize::detect::find_grid(&gray, sudoku_ar::recognize::detect::Look::OneOfMany).expect("detect");
+        let _ = sudoku_ar::recognize::detect::find_grid(
+            &gray,
+            sudoku_ar::recognize::detect::Look::OneOfMany,
+        )
+        .expect("detect");
         detect.push(start.elapsed());
     }
     let size = frames

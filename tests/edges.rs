@@ -28,7 +28,10 @@ fn crop(image: &Mat, corners: &Quad, sides: [f64; 4]) -> (Mat, Quad) {
     let y0 = (min(ys) - sides[1] * side).round().max(0.0) as i32;
     let x1 = ((max(xs) + sides[2] * side).round() as i32).min(image.cols());
     let y1 = ((max(ys) + sides[3] * side).round() as i32).min(image.rows());
-    let roi = Mat::roi(image, Rect::new(x0, y0, x1 - x0, y1 - y0)).unwrap().try_clone().unwrap();
+    let roi = Mat::roi(image, Rect::new(x0, y0, x1 - x0, y1 - y0))
+        .unwrap()
+        .try_clone()
+        .unwrap();
     let shifted = Quad(corners.0.map(|p| [p[0] - x0 as f64, p[1] - y0 as f64]));
     (roi, shifted)
 }
@@ -42,9 +45,13 @@ fn grids_at_the_edge_are_found_and_read() {
         let (mut found, mut right, mut worst) = (0, 0, 0.0f64);
         for sample in &picked {
             let image = photo::load_image(&sample.path).unwrap();
-            let Some(corners) = sample.corners else { continue };
+            let Some(corners) = sample.corners else {
+                continue;
+            };
             let (cropped, truth) = crop(&image, &corners, sides);
-            let puzzle = pipeline.process(&cropped, &mut StageTimes::default()).unwrap();
+            let puzzle = pipeline
+                .process(&cropped, &mut StageTimes::default())
+                .unwrap();
             let Some(puzzle) = puzzle else {
                 println!("{name}: {} not found", sample.path.display());
                 continue;
@@ -62,18 +69,39 @@ fn grids_at_the_edge_are_found_and_read() {
             if cells == 81 {
                 right += 1;
             } else {
-                println!("{name}: {} {cells}/81 right, corner error {:.2}%", sample.path.display(), 100.0 * error);
+                println!(
+                    "{name}: {} {cells}/81 right, corner error {:.2}%",
+                    sample.path.display(),
+                    100.0 * error
+                );
                 if let Some(dir) = std::env::var_os("EDGES_DIR") {
-                    let stem = sample.path.file_stem().unwrap_or_default().to_string_lossy();
-                    let path = std::path::Path::new(&dir).join(format!("{stem}-{}.jpg", name.replace(' ', "_")));
-                    let _ = opencv::imgcodecs::imwrite(&*path.to_string_lossy(), &cropped, &opencv::core::Vector::new());
+                    let stem = sample
+                        .path
+                        .file_stem()
+                        .unwrap_or_default()
+                        .to_string_lossy();
+                    let path = std::path::Path::new(&dir)
+                        .join(format!("{stem}-{}.jpg", name.replace(' ', "_")));
+                    let _ = opencv::imgcodecs::imwrite(
+                        &*path.to_string_lossy(),
+                        &cropped,
+                        &opencv::core::Vector::new(),
+                    );
                 }
             }
         }
-        println!("{name}: found {found}/{}, read perfectly {right}, worst corner error {:.2}%", picked.len(), 100.0 * worst);
+        println!(
+            "{name}: found {found}/{}, read perfectly {right}, worst corner error {:.2}%",
+            picked.len(),
+            100.0 * worst
+        );
         // Floors a little under what was measured (found 20/20 and 16-18 read perfectly in each
         // way of cropping; the misreads left are mostly handwritten entries, as on the whole photos).
         assert_eq!(found, picked.len(), "{name}: every grid must be found");
-        assert!(right >= 15, "{name}: {right}/{} read perfectly", picked.len());
+        assert!(
+            right >= 15,
+            "{name}: {right}/{} read perfectly",
+            picked.len()
+        );
     }
 }

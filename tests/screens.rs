@@ -35,7 +35,11 @@ pub fn screenshots() -> Vec<Screen> {
                     pencil_marks: k % 3 != 0,
                     entries: k % 4 < 2,
                 };
-                out.push(screens::render(&puzzles[k % puzzles.len()], style, k as u64));
+                out.push(screens::render(
+                    &puzzles[k % puzzles.len()],
+                    style,
+                    k as u64,
+                ));
                 k += 1;
             }
         }
@@ -59,8 +63,8 @@ fn check(pipeline: &mut PhotoPipeline, screen: &Screen) -> Option<String> {
             (read != shown).then(|| format!("cell {i}: {shown} read {read}"))
         })
         .collect();
-    let solved = puzzle.status == Status::Solved
-        && puzzle.solution.map(|s| s.0) == Some(screen.solution);
+    let solved =
+        puzzle.status == Status::Solved && puzzle.solution.map(|s| s.0) == Some(screen.solution);
     if error > 0.015 || !misread.is_empty() || !solved {
         return Some(format!(
             "corner error {:.2}%, {:?}, misread [{}]",
@@ -81,13 +85,21 @@ fn score(screens: &[Screen], label: &str) -> usize {
             Some(problem) => {
                 println!("{label}: {}: {problem}", screen.name);
                 if let Some(dir) = std::env::var_os("SCREENS_DIR") {
-                    let path = std::path::Path::new(&dir).join(format!("{}.png", screen.name.replace(' ', "_")));
-                    let _ = opencv::imgcodecs::imwrite(&*path.to_string_lossy(), &screen.image, &opencv::core::Vector::new());
+                    let path = std::path::Path::new(&dir)
+                        .join(format!("{}.png", screen.name.replace(' ', "_")));
+                    let _ = opencv::imgcodecs::imwrite(
+                        &*path.to_string_lossy(),
+                        &screen.image,
+                        &opencv::core::Vector::new(),
+                    );
                 }
             }
         }
     }
-    println!("{label}: {perfect}/{} read perfectly and solved", screens.len());
+    println!(
+        "{label}: {perfect}/{} read perfectly and solved",
+        screens.len()
+    );
     perfect
 }
 
@@ -95,7 +107,11 @@ fn score(screens: &[Screen], label: &str) -> usize {
 fn screenshots_in_held_out_fonts_and_all_themes_are_read() {
     let shots = screenshots();
     let perfect = score(&shots, "screenshots");
-    assert!(perfect * 100 >= shots.len() * 85, "{perfect}/{}", shots.len());
+    assert!(
+        perfect * 100 >= shots.len() * 85,
+        "{perfect}/{}",
+        shots.len()
+    );
 }
 
 #[test]
@@ -107,7 +123,11 @@ fn photos_of_a_monitor_are_read() {
         .map(|(k, s)| screens::photographed(s, 100 + k as u64))
         .collect();
     let perfect = score(&shots, "photos of a screen");
-    assert!(perfect * 100 >= shots.len() * 90, "{perfect}/{}", shots.len());
+    assert!(
+        perfect * 100 >= shots.len() * 90,
+        "{perfect}/{}",
+        shots.len()
+    );
 }
 
 #[test]
@@ -118,11 +138,23 @@ fn number_pad_and_buttons_without_a_grid_are_no_puzzle() {
         let [x0, y0] = screen.corners.0[0];
         let [x1, y1] = screen.corners.0[2];
         let bg = *screen.image.at_2d::<opencv::core::Vec3b>(2, 2).unwrap();
-        let rect = opencv::core::Rect::new(x0 as i32 - 6, y0 as i32 - 6, (x1 - x0) as i32 + 12, (y1 - y0) as i32 + 12);
+        let rect = opencv::core::Rect::new(
+            x0 as i32 - 6,
+            y0 as i32 - 6,
+            (x1 - x0) as i32 + 12,
+            (y1 - y0) as i32 + 12,
+        );
         let colour = Scalar::new(bg[0] as f64, bg[1] as f64, bg[2] as f64, 0.0);
         imgproc::rectangle(&mut screen.image, rect, colour, -1, imgproc::LINE_8, 0).unwrap();
-        let found = pipeline.process(&screen.image, &mut StageTimes::default()).unwrap();
-        assert!(found.is_none(), "{}: found {:?}", screen.name, found.map(|p| p.quad));
+        let found = pipeline
+            .process(&screen.image, &mut StageTimes::default())
+            .unwrap();
+        assert!(
+            found.is_none(),
+            "{}: found {:?}",
+            screen.name,
+            found.map(|p| p.quad)
+        );
     }
 }
 
@@ -134,28 +166,32 @@ fn dark_and_light_screens_under_a_hand_held_camera() {
     use common::camera::{self, Camera, Clip, Page, Script};
     use sudoku_ar::grid::Grid;
     let puzzles = puzzles();
-    let pages: Vec<Page> = [(1usize, Layout::Web), (3, Layout::Phone), (0, Layout::Phone)]
-        .into_iter()
-        .enumerate()
-        .map(|(k, (theme, layout))| {
-            let style = Style {
-                theme: THEMES[theme],
-                layout,
-                font: HELD_OUT_FONTS[(2 * k + 1) % HELD_OUT_FONTS.len()],
-                highlights: true,
-                pencil_marks: k != 1,
-                entries: k != 2,
-            };
-            let screen = screens::render(&puzzles[40 + k], style, 300 + k as u64);
-            Page {
-                name: screen.name.clone(),
-                image: screen.image,
-                corners: screen.corners,
-                published: screen.corners,
-                solution: Grid(screen.solution),
-            }
-        })
-        .collect();
+    let pages: Vec<Page> = [
+        (1usize, Layout::Web),
+        (3, Layout::Phone),
+        (0, Layout::Phone),
+    ]
+    .into_iter()
+    .enumerate()
+    .map(|(k, (theme, layout))| {
+        let style = Style {
+            theme: THEMES[theme],
+            layout,
+            font: HELD_OUT_FONTS[(2 * k + 1) % HELD_OUT_FONTS.len()],
+            highlights: true,
+            pencil_marks: k != 1,
+            entries: k != 2,
+        };
+        let screen = screens::render(&puzzles[40 + k], style, 300 + k as u64);
+        Page {
+            name: screen.name.clone(),
+            image: screen.image,
+            corners: screen.corners,
+            published: screen.corners,
+            solution: Grid(screen.solution),
+        }
+    })
+    .collect();
     let names: Vec<String> = pages.iter().map(|p| p.name.clone()).collect();
     let mut failures = 0;
     for i in 0..pages.len() {
@@ -165,7 +201,13 @@ fn dark_and_light_screens_under_a_hand_held_camera() {
         let score = common::videos::score(&run.truth, &run.seen);
         if std::env::var_os("DUMP_STATES").is_some() {
             for (seen, truth) in run.seen.iter().zip(&run.truth) {
-                let state = seen.puzzle.as_ref().map_or("-".to_string(), |p| format!("{}{}", p.status, if p.solution.is_some() { "*" } else { "" }));
+                let state = seen.puzzle.as_ref().map_or("-".to_string(), |p| {
+                    format!(
+                        "{}{}",
+                        p.status,
+                        if p.solution.is_some() { "*" } else { "" }
+                    )
+                });
                 println!("{} {} truth {}", seen.frame, state, truth.puzzles.len());
             }
         }
@@ -177,7 +219,11 @@ fn dark_and_light_screens_under_a_hand_held_camera() {
             100.0 * score.right_share(),
             score.wrong_frames.len()
         );
-        failures += usize::from(!score.wrong_frames.is_empty() || delays.iter().all(|d| d.is_none()) || score.right_share() < 0.8);
+        failures += usize::from(
+            !score.wrong_frames.is_empty()
+                || delays.iter().all(|d| d.is_none())
+                || score.right_share() < 0.8,
+        );
     }
     assert_eq!(failures, 0);
 }

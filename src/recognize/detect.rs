@@ -612,8 +612,15 @@ mod tests {
         let found = find_grid(&negative, Look::Only).unwrap().expect("grid");
         assert_eq!(found.ink, Ink::Light);
         let truth = Quad([[120.0, 50.0], [498.0, 50.0], [498.0, 428.0], [120.0, 428.0]]);
-        assert!(found.quad.max_corner_distance(&truth) < 1.0, "{:?}", found.quad);
-        assert_eq!(find_grid(&page, Look::Only).unwrap().expect("grid").ink, Ink::Dark);
+        assert!(
+            found.quad.max_corner_distance(&truth) < 1.0,
+            "{:?}",
+            found.quad
+        );
+        assert_eq!(
+            find_grid(&page, Look::Only).unwrap().expect("grid").ink,
+            Ink::Dark
+        );
     }
 
     #[test]

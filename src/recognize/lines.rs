@@ -77,7 +77,12 @@ pub fn find_crossings(rectified: &Mat, layout: Layout) -> Result<Option<Crossing
     }
     Ok(Some(Crossings {
         at,
-        border_seen: [rows_border[0], columns_border[1], rows_border[1], columns_border[0]],
+        border_seen: [
+            rows_border[0],
+            columns_border[1],
+            rows_border[1],
+            columns_border[0],
+        ],
     }))
 }
 
@@ -97,11 +102,13 @@ fn follow_lines(view: &GrayView, layout: Layout, across: bool) -> Option<([Path;
     let mut found: [Option<Path>; 10] = [None; 10];
     let reach = (BOX_REACH * cell).round() as usize;
     for k in [0, 3, 6, 9] {
-        let follow = |sides| follow_line(&profiles, layout.expected(k), &[0.0; 9], reach, half, sides);
+        let follow =
+            |sides| follow_line(&profiles, layout.expected(k), &[0.0; 9], reach, half, sides);
         // A border printed right at the paper's edge, next to a darker table, is no darker than
         // what lies outside it: when no line stands out on both sides, the border is looked
         // for as darker than its two sides on average.
-        found[k] = follow(Sides::Both).or_else(|| [0, 9].contains(&k).then(|| follow(Sides::Mean)).flatten());
+        found[k] = follow(Sides::Both)
+            .or_else(|| [0, 9].contains(&k).then(|| follow(Sides::Mean)).flatten());
     }
     ordered(&mut found, cell);
     if [0, 3, 6, 9].iter().filter(|&&k| found[k].is_some()).count() < 3 {
@@ -111,7 +118,14 @@ fn follow_lines(view: &GrayView, layout: Layout, across: bool) -> Option<([Path;
     let reach = (CELL_REACH * cell).round() as usize;
     for k in (0..10).filter(|k| k % 3 != 0) {
         let guess = interpolated(&boxes, k);
-        found[k] = follow_line(&profiles, layout.expected(k), &guess, reach, half, Sides::Both);
+        found[k] = follow_line(
+            &profiles,
+            layout.expected(k),
+            &guess,
+            reach,
+            half,
+            Sides::Both,
+        );
     }
     ordered(&mut found, cell);
     let border_seen = [found[0].is_some(), found[9].is_some()];

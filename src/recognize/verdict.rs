@@ -95,7 +95,9 @@ pub fn judge_picture(reading: &GridReading) -> Judged {
     }
     let every_digit = judge_printed(&reading.all_printed());
     if every_digit.status == Status::Solved {
-        tracing::debug!("digits read as handwritten are taken as printed: only then is there one solution");
+        tracing::debug!(
+            "digits read as handwritten are taken as printed: only then is there one solution"
+        );
         return every_digit;
     }
     judged
@@ -254,7 +256,9 @@ pub fn judge_frames(evidence: &Evidence) -> Option<Judged> {
     }
     match judge_sums(&evidence.every_digit) {
         Some(every_digit) if every_digit.status == Status::Solved => {
-            tracing::debug!("digits read as handwritten are taken as printed: only then is there one solution");
+            tracing::debug!(
+                "digits read as handwritten are taken as printed: only then is there one solution"
+            );
             Some(every_digit)
         }
         _ => judged,
@@ -398,7 +402,10 @@ pub(crate) mod tests {
     fn handwriting_that_breaks_the_rules_stays_out_of_the_clues() {
         // Cell 7 holds a 1: a 2 written there leaves every digit together without one solution.
         let (_, reading) = with_print_taken_for_handwriting(&[7, 9, 19], Some(2));
-        assert_ne!(solve_clues(&reading.all_printed().printed()).1, Status::Solved);
+        assert_ne!(
+            solve_clues(&reading.all_printed().printed()).1,
+            Status::Solved
+        );
         let judged = judge_picture(&reading);
         assert_eq!(judged.status, Status::Multiple);
         assert_eq!(judged.clues, reading.printed());

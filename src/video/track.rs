@@ -284,7 +284,10 @@ impl Anchor {
         let side = tracked.sides().iter().sum::<f64>() / 4.0;
         let correction = aligned.max_corner_distance(&tracked) / (side / 9.0);
         if correction > MAX_CORRECTION {
-            tracing::debug!(cells = correction, "the anchor would move the grid too far: a slip");
+            tracing::debug!(
+                cells = correction,
+                "the anchor would move the grid too far: a slip"
+            );
             return Ok(Alignment::Slipped);
         }
         Ok(Alignment::Anchored(Anchored {
@@ -316,7 +319,11 @@ impl Anchor {
         .fold(f64::MIN, f64::max);
         let slipped = best_elsewhere > here + SLIP_MARGIN;
         if slipped {
-            tracing::debug!(here, best_elsewhere, "the cells' ink matches better a cell over: a slip");
+            tracing::debug!(
+                here,
+                best_elsewhere,
+                "the cells' ink matches better a cell over: a slip"
+            );
         }
         Ok(slipped)
     }

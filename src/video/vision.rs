@@ -191,7 +191,8 @@ impl Vision {
             // grid can't tell a fast move from a slow one to the neighbouring cell. Detect once
             // more and take the motion from the two detections.
             let start = Instant::now();
-            let again = detect::find_grid(gray, Look::OneOfMany)?.filter(|d| inside_frame(&d.quad, gray));
+            let again =
+                detect::find_grid(gray, Look::OneOfMany)?.filter(|d| inside_frame(&d.quad, gray));
             times.detect = Some(start.elapsed());
             // Detection orders corners by the picture, the track by the puzzle (it may be turned).
             let tracked = track::quad_of(&track.image_from_grid);
@@ -247,7 +248,8 @@ impl Vision {
 
     fn search(&mut self, current: &TrackFrame, gray: &Mat, times: &mut VisionTimes) -> Result<()> {
         let start = Instant::now();
-        let found = detect::find_grid(gray, Look::OneOfMany)?.filter(|d| inside_frame(&d.quad, gray));
+        let found =
+            detect::find_grid(gray, Look::OneOfMany)?.filter(|d| inside_frame(&d.quad, gray));
         times.detect = Some(start.elapsed());
         let Some((image_from_grid, ink)) =
             found.and_then(|d| Some((Homography::from_quads(&Quad::UNIT, &d.quad)?, d.ink)))

@@ -154,8 +154,11 @@ pub fn font_path(name: &str) -> Option<PathBuf> {
 }
 
 pub fn load_font(name: &str) -> FontVec {
-    let path = font_path(name)
-        .unwrap_or_else(|| panic!("font {name} not installed: run bash .ci/setup (it installs the held-out font packages)"));
+    let path = font_path(name).unwrap_or_else(|| {
+        panic!(
+            "font {name} not installed: run bash .ci/setup (it installs the held-out font packages)"
+        )
+    });
     let bytes = std::fs::read(&path).expect("font file");
     FontVec::try_from_vec(bytes).expect("a font")
 }
@@ -249,9 +252,8 @@ pub fn render(line: &str, style: Style, seed: u64) -> Screen {
         Layout::Phone => (540, 1170, 57.0, [15.5, 230.5]),
         Layout::Web => (1280, 800, 64.0, [60.5, 100.5]),
     };
-    let mut image =
-        Mat::new_rows_cols_with_default(height, width, core::CV_8UC3, Scalar::all(0.0))
-            .expect("canvas");
+    let mut image = Mat::new_rows_cols_with_default(height, width, core::CV_8UC3, Scalar::all(0.0))
+        .expect("canvas");
     let mut canvas = Canvas { image: &mut image };
     canvas.fill(0.0, 0.0, width as f64, height as f64, t.bg);
 
@@ -264,7 +266,9 @@ pub fn render(line: &str, style: Style, seed: u64) -> Screen {
         }
     }
     let shown = |i: usize| givens[i].max(entries[i]);
-    let selected = (0..81).find(|&i| shown(i) != 0 && random.unit() < 0.1).unwrap_or(40);
+    let selected = (0..81)
+        .find(|&i| shown(i) != 0 && random.unit() < 0.1)
+        .unwrap_or(40);
     let (sel_r, sel_c) = (selected / 9, selected % 9);
     let at = |r: usize, c: usize| (origin[0] + c as f64 * cell, origin[1] + r as f64 * cell);
 
@@ -292,20 +296,50 @@ pub fn render(line: &str, style: Style, seed: u64) -> Screen {
     let side = 9.0 * cell;
     let (thin, thick) = (1.0, (cell / 24.0).round().max(2.0));
     for k in 0..=9 {
-        let (w, colour) = if k % 3 == 0 { (thick, t.thick) } else { (thin, t.thin) };
+        let (w, colour) = if k % 3 == 0 {
+            (thick, t.thick)
+        } else {
+            (thin, t.thin)
+        };
         let p = k as f64 * cell;
         let (x, y) = (origin[0] + p, origin[1] + p);
-        canvas.fill(x - w / 2.0, origin[1] - thick / 2.0, x + w / 2.0, origin[1] + side + thick / 2.0, colour);
-        canvas.fill(origin[0] - thick / 2.0, y - w / 2.0, origin[0] + side + thick / 2.0, y + w / 2.0, colour);
+        canvas.fill(
+            x - w / 2.0,
+            origin[1] - thick / 2.0,
+            x + w / 2.0,
+            origin[1] + side + thick / 2.0,
+            colour,
+        );
+        canvas.fill(
+            origin[0] - thick / 2.0,
+            y - w / 2.0,
+            origin[0] + side + thick / 2.0,
+            y + w / 2.0,
+            colour,
+        );
     }
     // Digits: givens, the player's entries, pencil marks.
     for i in 0..81 {
         let (r, c) = (i / 9, i % 9);
         let (x, y) = at(r, c);
         if givens[i] != 0 {
-            canvas.text(&font, &givens[i].to_string(), cell * 0.62, x + cell / 2.0, y + cell / 2.0, t.text);
+            canvas.text(
+                &font,
+                &givens[i].to_string(),
+                cell * 0.62,
+                x + cell / 2.0,
+                y + cell / 2.0,
+                t.text,
+            );
         } else if entries[i] != 0 {
-            canvas.text(&font, &entries[i].to_string(), cell * 0.62, x + cell / 2.0, y + cell / 2.0, t.entry);
+            canvas.text(
+                &font,
+                &entries[i].to_string(),
+                cell * 0.62,
+                x + cell / 2.0,
+                y + cell / 2.0,
+                t.entry,
+            );
         } else if style.pencil_marks && random.unit() < 0.5 {
             for d in 1..=9u8 {
                 let fits = (0..81).all(|j| {
@@ -315,13 +349,25 @@ pub fn render(line: &str, style: Style, seed: u64) -> Screen {
                 });
                 if fits && random.unit() < 0.6 {
                     let k = (d - 1) as f64;
-                    let (px, py) = (x + (k % 3.0 + 0.5) * cell / 3.0, y + ((k / 3.0).floor() + 0.5) * cell / 3.0);
+                    let (px, py) = (
+                        x + (k % 3.0 + 0.5) * cell / 3.0,
+                        y + ((k / 3.0).floor() + 0.5) * cell / 3.0,
+                    );
                     canvas.text(&ui_font, &d.to_string(), cell * 0.22, px, py, t.pencil);
                 }
             }
         }
     }
-    draw_chrome(&mut canvas, &ui_font, &font, style, t, width as f64, origin, side);
+    draw_chrome(
+        &mut canvas,
+        &ui_font,
+        &font,
+        style,
+        t,
+        width as f64,
+        origin,
+        side,
+    );
 
     let corners = Quad([
         [origin[0], origin[1]],
@@ -380,7 +426,14 @@ fn draw_chrome(
             for d in 0..9 {
                 let (x, y) = (left + (d % 3) as f64 * pad, 200.0 + (d / 3) as f64 * pad);
                 canvas.fill(x, y, x + pad - 12.0, y + pad - 12.0, t.panel);
-                canvas.text(digits, &(d + 1).to_string(), 56.0, x + (pad - 12.0) / 2.0, y + (pad - 12.0) / 2.0, t.entry);
+                canvas.text(
+                    digits,
+                    &(d + 1).to_string(),
+                    56.0,
+                    x + (pad - 12.0) / 2.0,
+                    y + (pad - 12.0) / 2.0,
+                    t.entry,
+                );
             }
             for (k, tool) in tools.iter().enumerate() {
                 let x = left + k as f64 * 85.0;
@@ -398,15 +451,24 @@ pub fn photographed(screen: &Screen, seed: u64) -> Screen {
     let mut random = Random::new(seed);
     let (w, h) = (screen.image.cols(), screen.image.rows());
     let mut lit = Mat::default();
-    screen.image.convert_to(&mut lit, core::CV_32FC3, 1.0, 0.0).expect("float");
+    screen
+        .image
+        .convert_to(&mut lit, core::CV_32FC3, 1.0, 0.0)
+        .expect("float");
     let angle = random.between(0.0, std::f64::consts::PI);
     let period = random.between(3.0, 7.0);
     let depth = random.between(0.04, 0.12);
-    let (gx, gy, gr) = (random.between(0.0, w as f64), random.between(0.0, h as f64), random.between(0.25, 0.5) * w.max(h) as f64);
+    let (gx, gy, gr) = (
+        random.between(0.0, w as f64),
+        random.between(0.0, h as f64),
+        random.between(0.25, 0.5) * w.max(h) as f64,
+    );
     let glare = random.between(20.0, 70.0);
     for y in 0..h {
         for x in 0..w {
-            let phase = 2.0 * std::f64::consts::PI * (x as f64 * angle.cos() + y as f64 * angle.sin()) / period;
+            let phase =
+                2.0 * std::f64::consts::PI * (x as f64 * angle.cos() + y as f64 * angle.sin())
+                    / period;
             let stripes = 1.0 - depth * (0.5 + 0.5 * phase.sin());
             let d2 = (x as f64 - gx).powi(2) + (y as f64 - gy).powi(2);
             let spot = glare * (-d2 / (2.0 * gr * gr)).exp();
@@ -417,19 +479,35 @@ pub fn photographed(screen: &Screen, seed: u64) -> Screen {
         }
     }
     let mut lit8 = Mat::default();
-    lit.convert_to(&mut lit8, core::CV_8UC3, 1.0, 0.0).expect("bytes");
+    lit.convert_to(&mut lit8, core::CV_8UC3, 1.0, 0.0)
+        .expect("bytes");
 
     // Perspective: the screen seen from a little off-axis, filling most of the photo.
-    let (out_w, out_h) = (((w.max(h) as f64) * 1.15) as i32, ((w.max(h) as f64) * 1.15) as i32);
+    let (out_w, out_h) = (
+        ((w.max(h) as f64) * 1.15) as i32,
+        ((w.max(h) as f64) * 1.15) as i32,
+    );
     let (ox, oy) = ((out_w - w) as f64 / 2.0, (out_h - h) as f64 / 2.0);
     let jitter = 0.06 * w.min(h) as f64;
-    let src = [[0.0, 0.0], [w as f64, 0.0], [w as f64, h as f64], [0.0, h as f64]];
+    let src = [
+        [0.0, 0.0],
+        [w as f64, 0.0],
+        [w as f64, h as f64],
+        [0.0, h as f64],
+    ];
     let dst: Vec<[f64; 2]> = src
         .iter()
-        .map(|p| [p[0] + ox + random.between(-jitter, jitter), p[1] + oy + random.between(-jitter, jitter)])
+        .map(|p| {
+            [
+                p[0] + ox + random.between(-jitter, jitter),
+                p[1] + oy + random.between(-jitter, jitter),
+            ]
+        })
         .collect();
     let to_points = |v: &[[f64; 2]]| -> Vector<Point2f> {
-        v.iter().map(|p| Point2f::new(p[0] as f32, p[1] as f32)).collect()
+        v.iter()
+            .map(|p| Point2f::new(p[0] as f32, p[1] as f32))
+            .collect()
     };
     let m = imgproc::get_perspective_transform(&to_points(&src), &to_points(&dst), core::DECOMP_LU)
         .expect("homography");
@@ -457,10 +535,19 @@ pub fn photographed(screen: &Screen, seed: u64) -> Screen {
 
     let mut blurred = Mat::default();
     let sigma = random.between(0.6, 1.4);
-    imgproc::gaussian_blur(&photo, &mut blurred, Size::new(0, 0), sigma, sigma, core::BORDER_DEFAULT)
-        .expect("blur");
+    imgproc::gaussian_blur(
+        &photo,
+        &mut blurred,
+        Size::new(0, 0),
+        sigma,
+        sigma,
+        core::BORDER_DEFAULT,
+    )
+    .expect("blur");
     let mut noisy = Mat::default();
-    blurred.convert_to(&mut noisy, core::CV_32FC3, 1.0, 0.0).expect("float");
+    blurred
+        .convert_to(&mut noisy, core::CV_32FC3, 1.0, 0.0)
+        .expect("float");
     let mut noise = Mat::new_rows_cols_with_default(out_h, out_w, core::CV_32FC3, Scalar::all(0.0))
         .expect("noise");
     core::set_rng_seed(seed as i32).expect("seed");
@@ -469,8 +556,13 @@ pub fn photographed(screen: &Screen, seed: u64) -> Screen {
     core::add(&noisy, &noise, &mut sum, &core::no_array(), core::CV_8UC3).expect("add");
     let noisy = sum;
     let mut jpeg = Vector::<u8>::new();
-    imgcodecs::imencode(".jpg", &noisy, &mut jpeg, &Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, 75]))
-        .expect("encode");
+    imgcodecs::imencode(
+        ".jpg",
+        &noisy,
+        &mut jpeg,
+        &Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, 75]),
+    )
+    .expect("encode");
     let image = imgcodecs::imdecode(&jpeg, imgcodecs::IMREAD_COLOR).expect("decode");
     Screen {
         name: format!("{} photographed", screen.name),
