@@ -626,6 +626,36 @@ mod tests {
     }
 
     #[test]
+    fn faint_cell_lines_pass_in_a_photo_but_not_in_a_frame() {
+        // Dark box lines; cell lines that show over only a quarter of their length, the rest
+        // washed out (an app's pale lines under glare).
+        let mut page =
+            Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(235.0)).unwrap();
+        let (x, y, side) = (130, 50, 378);
+        for k in 0..=9 {
+            let at = k * side / 9;
+            let (thickness, length) = if k % 3 == 0 { (3, side) } else { (1, side / 4) };
+            for (from, to) in [
+                (Point::new(x + at, y), Point::new(x + at, y + length)),
+                (Point::new(x, y + at), Point::new(x + length, y + at)),
+            ] {
+                imgproc::line(
+                    &mut page,
+                    from,
+                    to,
+                    Scalar::all(40.0),
+                    thickness,
+                    imgproc::LINE_8,
+                    0,
+                )
+                .unwrap();
+            }
+        }
+        assert!(find_grid(&page, Look::Only).unwrap().is_some());
+        assert!(find_grid(&page, Look::OneOfMany).unwrap().is_none());
+    }
+
+    #[test]
     fn blank_page_and_chessboard_have_no_grid() {
         let blank = Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(200.0)).unwrap();
         assert!(find_grid(&blank, Look::Only).unwrap().is_none());
