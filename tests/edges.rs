@@ -105,3 +105,22 @@ fn grids_at_the_edge_are_found_and_read() {
         );
     }
 }
+
+/// A grid whose top and bottom rows are cut off is no puzzle: not all 81 cells are in view, and
+/// a 3x3 box of it (its inner lines at thirds, handwriting across its cells) must not pass for one.
+#[test]
+fn grid_with_rows_cut_off_is_no_puzzle() {
+    let samples = kubiesa_val();
+    let sample = samples
+        .iter()
+        .find(|s| s.path.ends_with("01_18_iphone_14_0.jpg"))
+        .expect("Kubiesa photo 01_18_iphone_14_0 in ../shared/data");
+    let image = photo::load_image(&sample.path).unwrap();
+    let (w, h) = (image.cols(), image.rows());
+    let band = Rect::new(0, h * 28 / 100, w, h * 44 / 100);
+    let cropped = Mat::roi(&image, band).unwrap().try_clone().unwrap();
+    let found = pipeline()
+        .process(&cropped, &mut StageTimes::default())
+        .unwrap();
+    assert!(found.is_none(), "found {:?}", found.map(|p| p.quad));
+}

@@ -363,11 +363,13 @@ pub fn grid_score(gray: &Mat, quad: &Quad, look: Look) -> Result<f64> {
         "grid score"
     );
     // In a video frame every cell line must show. In a photo two may be lost outright, or any
-    // number be faint while the cell lines still show on the whole each way (a 9x6 part of a
-    // grid stretched to a square shows 0.07 one way; a pale app grid under glare 0.17).
+    // number be faint while the cell lines still show on the whole each way and the cells'
+    // middles are clean (a pale app grid under glare: 0.17 and 0.05; a 9x6 part of a grid
+    // stretched to a square: 0.07 one way; one 3x3 box of a hand-filled grid: 0.13, but
+    // handwriting across its middles, 0.10-0.12).
     let cell_lines_hold = match look {
         Look::OneOfMany => faint_cell_lines == 0,
-        Look::Only => faint_cell_lines <= 2 || across.min(down) >= 0.12,
+        Look::Only => faint_cell_lines <= 2 || (across.min(down) >= 0.12 && mean(&middles) <= 0.07),
     };
     if weakest_box < 0.3 || !cell_lines_hold {
         return Ok(0.0);
