@@ -4,7 +4,7 @@
 //!
 //! `cargo bench --bench handheld` prints them; `-- --crops DIR` also writes each page's truth
 //! corners zoomed (published corner blue, truth red) to check by eye; `-- --frames DIR` writes
-//! a few frames of each clip; `-- --only NAME` runs only the clips whose name contains NAME.
+//! a few frames of each clip (`--at 20,25` those frames); `-- --only NAME` runs only the clips whose name contains NAME.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -82,9 +82,22 @@ fn main() {
     }
     if let Some(dir) = arg("--frames").map(PathBuf::from) {
         std::fs::create_dir_all(&dir).expect("frames dir");
+        let only = arg("--only");
+        // `--at 20,25,30` writes those frames instead of every 45th.
+        let at: Option<Vec<usize>> =
+            arg("--at").map(|list| list.split(',').filter_map(|n| n.parse().ok()).collect());
         for clip in camera::clips(&pages) {
+            if only
+                .as_ref()
+                .is_some_and(|o| !clip.name.contains(o.as_str()))
+            {
+                continue;
+            }
             let camera = Camera::new(&pages, &clip).expect("camera");
-            for i in (0..clip.frames).step_by(45) {
+            let frames: Vec<usize> = at
+                .clone()
+                .unwrap_or_else(|| (0..clip.frames).step_by(45).collect());
+            for i in frames.into_iter().filter(|&i| i < clip.frames) {
                 let (frame, _) = camera.frame(i).expect("frame");
                 let path = dir.join(format!(
                     "{}-{i:04}.jpg",
@@ -103,6 +116,23 @@ fn main() {
     let only = arg("--only");
     let pages_run = pages;
     let results = handheld::run_all(&pages_run, 2, only.as_deref());
+    // DUMP_CORNERS=N prints frame N's drawn and true corners, per clip.
+    if let Some(n) = std::env::var("DUMP_CORNERS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        for r in &results {
+            let drawn = r.run.seen.get(n).and_then(|s| s.puzzle.as_ref());
+            let truth = r.run.truth.get(n).and_then(|t| t.puzzles.first());
+            println!(
+                "{} frame {n}: drawn {:?} clues {:?}; truth {:?}",
+                r.clip.name,
+                drawn.map(|p| p.corners),
+                drawn.map(|p| p.clues.as_str()),
+                truth.map(|p| p.corners)
+            );
+        }
+    }
     if std::env::var_os("DUMP_STATES").is_some() {
         for r in &results {
             let states: Vec<String> = r

@@ -12,7 +12,9 @@ fn main() -> anyhow::Result<()> {
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .init();
     let args: Vec<String> = std::env::args().collect();
-    let (input, output) = (&args[1], &args[2]);
+    let [_, input, output] = &args[..] else {
+        anyhow::bail!("usage: debug_detect PHOTO OUT.png");
+    };
     let mut image = sudoku_ar::photo::load_image(std::path::Path::new(input))?;
     let mut gray = Mat::default();
     imgproc::cvt_color(&image, &mut gray, imgproc::COLOR_BGR2GRAY, 0)?;
@@ -25,7 +27,11 @@ fn main() -> anyhow::Result<()> {
     imgproc::resize(&gray, &mut small, size, 0.0, 0.0, imgproc::INTER_AREA)?;
     for (i, quad) in detect::outline_candidates(&small)?.iter().enumerate() {
         let score = detect::grid_score(&small, quad, detect::Look::Only)?;
-        println!("candidate {i}: score {score:.3} {:?}", quad.scaled(scale));
+        let in_video = detect::grid_score(&small, quad, detect::Look::OneOfMany)?;
+        println!(
+            "candidate {i}: score {score:.3} (as a video frame {in_video:.3}) {:?}",
+            quad.scaled(scale)
+        );
         let points: Vector<Point> = quad
             .scaled(scale)
             .0
@@ -51,6 +57,10 @@ fn main() -> anyhow::Result<()> {
         )?;
     }
     println!("found: {:?}", detect::find_grid(&gray, detect::Look::Only)?);
+    println!(
+        "found as a video frame: {:?}",
+        detect::find_grid(&gray, detect::Look::OneOfMany)?
+    );
     imgcodecs::imwrite(output, &image, &Vector::new())?;
     Ok(())
 }
