@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use opencv::core::Mat;
 
 use crate::error::Result;
-use crate::geometry::Quad;
+use crate::geometry::{Quad, distance};
 use read::{DigitReader, GridReading};
 
 /// Whether which way up the grid is still needs finding out.
@@ -68,16 +68,15 @@ pub fn recognize(
 ) -> Result<Recognition> {
     let start = Instant::now();
     // The cells are cut along whatever lines were followed; a corner of the outline is taken
-    // from the lines only where both border lines through it were seen (a border next to a
-    // dark table or a screen's bezel may not be), else from the corners given.
+    // from the lines where both border lines through it were seen. Where one was not (a border
+    // next to a dark table or a screen's bezel, or at the paper's edge), the lines place it from
+    // the lines inside it, and the corner given is kept if it agrees with that; if it is
+    // further off (found on the first inner line, say), the lines' corner is taken: the
+    // overlay would otherwise be drawn that far off while the cells read right.
     let (rectified, quad, on_lines) = match cells::rectify_along_lines(gray, quad)? {
         Some(fitted) => {
-            let [top, right, bottom, left] = fitted.border_seen;
-            let seen = [top && left, top && right, bottom && right, bottom && left];
-            let corners = Quad(std::array::from_fn(|i| {
-                if seen[i] { fitted.quad.0[i] } else { quad.0[i] }
-            }));
-            (fitted.rectified, corners, seen.iter().any(|&s| s))
+            let (corners, on_lines) = outline(&fitted.quad, fitted.border_seen, quad);
+            (fitted.rectified, corners, on_lines)
         }
         None => (cells::rectify(gray, quad)?, *quad, false),
     };
@@ -107,7 +106,77 @@ pub fn recognize(
     Ok(recognition)
 }
 
+/// A corner given within this many cells of where the lines inside place an unseen border's
+/// corner agrees with them, and is kept.
+const UNSEEN_CORNER_AGREES: f64 = 0.25;
+
+/// The grid's outline from the lines' corners (`lines`, with which border lines were seen:
+/// top, right, bottom, left) and the corners `given`; and whether any corner is the lines'.
+fn outline(lines: &Quad, border_seen: [bool; 4], given: &Quad) -> (Quad, bool) {
+    let [top, right, bottom, left] = border_seen;
+    let seen = [top && left, top && right, bottom && right, bottom && left];
+    let cell = lines.sides().iter().sum::<f64>() / 36.0;
+    let from_lines: [bool; 4] = std::array::from_fn(|i| {
+        seen[i] || distance(lines.0[i], given.0[i]) > UNSEEN_CORNER_AGREES * cell
+    });
+    let corners = Quad(std::array::from_fn(|i| {
+        if from_lines[i] {
+            lines.0[i]
+        } else {
+            given.0[i]
+        }
+    }));
+    (corners, from_lines.iter().any(|&f| f))
+}
+
 /// Whether an upright reading is doubtful enough to try the other three ways up.
 fn needs_turning(reading: &GridReading) -> bool {
     !reading.is_confident() || crate::solve::solve(&reading.printed()).is_err()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LINES: Quad = Quad([
+        [100.0, 100.0],
+        [460.0, 100.0],
+        [460.0, 460.0],
+        [100.0, 460.0],
+    ]);
+
+    #[test]
+    fn corners_on_seen_borders_come_from_the_lines() {
+        let given = Quad([[103.0, 98.0], [458.0, 104.0], [461.0, 457.0], [97.0, 462.0]]);
+        assert_eq!(outline(&LINES, [true; 4], &given), (LINES, true));
+    }
+
+    #[test]
+    fn a_corner_on_an_unseen_border_is_kept_only_where_it_agrees_with_the_lines() {
+        // Left border not seen (the paper's edge); the given top-left corner is 3 px from the
+        // lines' (a tenth of a 40 px cell): kept. The given bottom-left corner sits on the
+        // first inner column line, a whole cell in: the lines' corner is taken.
+        let given = Quad([
+            [102.0, 98.0],
+            [460.0, 100.0],
+            [460.0, 460.0],
+            [140.0, 460.0],
+        ]);
+        let (outline, on_lines) = outline(&LINES, [true, true, true, false], &given);
+        assert_eq!(outline.0[0], given.0[0]);
+        assert_eq!(outline.0[3], LINES.0[3]);
+        assert_eq!(&outline.0[1..3], &LINES.0[1..3]);
+        assert!(on_lines);
+    }
+
+    #[test]
+    fn nothing_seen_and_all_agreeing_keeps_the_given_corners() {
+        let given = Quad([
+            [101.0, 101.0],
+            [459.0, 101.0],
+            [459.0, 459.0],
+            [101.0, 459.0],
+        ]);
+        assert_eq!(outline(&LINES, [false; 4], &given), (given, false));
+    }
 }
