@@ -30,16 +30,15 @@ fn simulated_handheld_camera_over_real_pages() {
         totals.phantom_frames, 0,
         "frames drawn with no puzzle in view"
     );
-    // p99 was 1.45% before lines had to be darker than the paper on both sides (which keeps a
-    // screen's bezel from being taken for the border); pages whose border lies right at the
-    // paper's edge (image23, image1040) now keep the detector's corners there: 1.9-2.1%.
+    // Measured p99 0.97% and max 2.28% (3.16% with NOISE_SEED=0); before re-checks waited for
+    // a steady grid, 1.9% and 4.7%. The noise varies with the order clips run in, hence the margin.
     assert!(
-        totals.error_at(0.99) <= 0.025,
+        totals.error_at(0.99) <= 0.015,
         "corner error p99 {:.2}%",
         100.0 * totals.error_at(0.99)
     );
     assert!(
-        totals.error_at(1.0) <= 0.05,
+        totals.error_at(1.0) <= 0.04,
         "corner error max {:.2}%",
         100.0 * totals.error_at(1.0)
     );

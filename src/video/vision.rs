@@ -28,6 +28,13 @@ use crate::video::track::{self, Alignment, Anchor, TrackFrame};
 const RECHECK_EVERY: u32 = 15;
 /// More confidently different cells than this means the puzzle in view is another one.
 const REPLACED_CELLS: usize = 8;
+/// A grid partly out of view that moves more than this (share of its side per frame) is not
+/// drawn.
+const LEAVING_MOTION: f64 = 0.05;
+/// A due re-check waits while the grid moves more than this (share of its side per frame):
+/// lines smeared by motion are followed off the printed ones, and the track would be reset
+/// onto them (a page coming back into view was drawn 3-5% off until the next check).
+const STEADY_FOR_CHECK: f64 = 0.02;
 
 /// A puzzle that has been read and judged; kept for when it comes back.
 #[derive(Debug, Clone, PartialEq)]
@@ -176,7 +183,7 @@ impl Vision {
         self.previous = Some(current);
         times.total = start.elapsed();
         Ok(FrameView {
-            puzzle: self.track.as_ref().map(view_of),
+            puzzle: self.track.as_ref().map(|t| view_of(t, &gray)),
             times,
         })
     }
@@ -276,13 +283,13 @@ impl Vision {
         let Some(track) = self.track.as_mut() else {
             return Ok(());
         };
+        let quad = track::quad_of(&track.image_from_grid);
         if let Identity::Known(_) = track.identity {
             track.since_check += 1;
-            if track.since_check < RECHECK_EVERY {
+            if track.since_check < RECHECK_EVERY || moving(track, &quad) > STEADY_FOR_CHECK {
                 return Ok(());
             }
         }
-        let quad = track::quad_of(&track.image_from_grid);
         if !inside_frame(&quad, gray) {
             // Cells cut off by the frame's edge would be read as empty.
             return Ok(());
@@ -347,6 +354,16 @@ impl Vision {
     }
 }
 
+/// How far the grid moved from the frame before to this one, as a share of its side.
+fn moving(track: &Track, quad: &Quad) -> f64 {
+    let Some(motion) = track.motion else {
+        return 0.0;
+    };
+    // The last frame's motion, carried on: where the grid will be next.
+    let next = track::quad_of(&motion.after(&track.image_from_grid));
+    quad.max_corner_distance(&next) / (quad.sides().iter().sum::<f64>() / 4.0)
+}
+
 /// Whether all of `quad` lies inside the frame, off its edges: a grid cut by the frame's edge
 /// is outlined where it is cut, not where its corners are, and would be tracked askew.
 fn inside_frame(quad: &Quad, gray: &Mat) -> bool {
@@ -403,7 +420,7 @@ fn shows_other_clues(known: &Known, reading: &GridReading) -> bool {
     differing > REPLACED_CELLS
 }
 
-fn view_of(track: &Track) -> PuzzleView {
+fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
     let quad = track::quad_of(&track.image_from_grid);
     match &track.identity {
         Identity::Reading(evidence) => PuzzleView {
@@ -414,8 +431,12 @@ fn view_of(track: &Track) -> PuzzleView {
         },
         Identity::Known(known) => {
             let state = LiveState::of(known.status);
-            // Drawn only while the track is held to the printed grid.
-            let held = track.anchor.is_some() && track.unanchored_for <= DRAW_UNANCHORED;
+            // Drawn only while the track is held to the printed grid, and not while the grid is
+            // swept out of view: flow and anchor then see a smeared part of it, and the hidden
+            // corners were extrapolated 3-5% off.
+            let leaving = moving(track, &quad) > LEAVING_MOTION && !inside_frame(&quad, gray);
+            let held =
+                track.anchor.is_some() && track.unanchored_for <= DRAW_UNANCHORED && !leaving;
             let solved = (known.solution.is_some() && held).then(|| known.clone());
             PuzzleView {
                 quad,
