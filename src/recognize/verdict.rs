@@ -166,6 +166,11 @@ impl Evidence {
         self.printed.clues()
     }
 
+    /// Readings added so far.
+    pub fn frames(&self) -> u32 {
+        self.printed.frames
+    }
+
     pub fn add(&mut self, reading: &GridReading) {
         self.printed.add(reading);
         self.every_digit.add(&reading.all_printed());

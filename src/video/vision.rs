@@ -20,7 +20,7 @@ use crate::geometry::{Homography, Quad};
 use crate::grid::Grid;
 use crate::recognize::detect::{self, Ink, Look};
 use crate::recognize::read::{DigitReader, GridReading, argmax};
-use crate::recognize::verdict::{Evidence, Judged, SURE, Status, judge_frames};
+use crate::recognize::verdict::{Evidence, Judged, MAX_READING_FRAMES, SURE, Status, judge_frames};
 use crate::recognize::{Orientation, RecognizeTimes, recognize};
 use crate::video::track::{self, Alignment, Anchor, TrackFrame};
 
@@ -28,6 +28,10 @@ use crate::video::track::{self, Alignment, Anchor, TrackFrame};
 const RECHECK_EVERY: u32 = 15;
 /// More confidently different cells than this means the puzzle in view is another one.
 const REPLACED_CELLS: usize = 8;
+/// A grid read this many times without any verdict is searched for again.
+const GIVE_UP_READING: u32 = 2 * MAX_READING_FRAMES;
+/// A re-reading puts the grid within this many cells of the track: the same place.
+const CONFIRM_CELLS: f64 = 0.15;
 /// A grid partly out of view that moves more than this (share of its side per frame) is not
 /// drawn.
 const LEAVING_MOTION: f64 = 0.05;
@@ -128,6 +132,9 @@ struct Track {
     /// Whether the grid's orientation was settled by a reading.
     oriented: bool,
     since_check: u32,
+    /// Whether two readings have put the grid in the same place since it was recognised from
+    /// one reading as a puzzle seen before; nothing is drawn until they have.
+    confirmed: bool,
     /// The grid as first seen, that every frame is aligned to.
     anchor: Option<Anchor>,
     /// Frames since the track was last aligned to the anchor.
@@ -271,6 +278,7 @@ impl Vision {
             identity: Identity::Reading(Evidence::new()),
             oriented: false,
             since_check: 0,
+            confirmed: false,
             anchor: Anchor::new(current, &image_from_grid)?,
             unanchored_for: 0,
             ink,
@@ -286,7 +294,10 @@ impl Vision {
         let quad = track::quad_of(&track.image_from_grid);
         if let Identity::Known(_) = track.identity {
             track.since_check += 1;
-            if track.since_check < RECHECK_EVERY || moving(track, &quad) > STEADY_FOR_CHECK {
+            // A confirming reading is taken at once; a routine one waits for a steady grid.
+            let due = !track.confirmed
+                || (track.since_check >= RECHECK_EVERY && moving(track, &quad) <= STEADY_FOR_CHECK);
+            if !due {
                 return Ok(());
             }
         }
@@ -304,6 +315,8 @@ impl Vision {
         let gray = track.ink.as_dark(gray, &mut negative)?;
         let recognition = recognize(&mut self.reader, gray, &quad, orientation, &mut steps)?;
         times.read = Some(steps.rectify + steps.read);
+        let cell = quad.sides().iter().sum::<f64>() / 36.0;
+        let agrees = recognition.quad.max_corner_distance(&quad) <= CONFIRM_CELLS * cell;
         // The printed lines are the absolute truth of where the grid is: where they were
         // followed (or the grid was turned), the track and its anchor start again from them.
         if (recognition.on_lines || recognition.turned)
@@ -318,6 +331,7 @@ impl Vision {
         match &mut track.identity {
             Identity::Known(known) => {
                 track.since_check = 0;
+                track.confirmed |= agrees && !recognition.turned;
                 if known.solution.is_none() {
                     // Unsolved: perhaps misread; read it again rather than hold on to that.
                     let mut evidence = Evidence::new();
@@ -333,6 +347,19 @@ impl Vision {
                 if let Some(known) = self.known.iter().find(|k| same_puzzle(k, &reading)) {
                     tracing::debug!(id = known.id, "puzzle seen before");
                     track.identity = Identity::Known(known.clone());
+                    // One reading's corners: drawn once the next reading agrees.
+                    track.confirmed = false;
+                    return Ok(());
+                }
+                if evidence.frames() >= GIVE_UP_READING {
+                    // Readings that never add up to a puzzle: the grid may have been found a
+                    // cell off (a fully filled grid found while partly out of view looks like
+                    // a grid shifted by a column). Find it afresh.
+                    tracing::debug!(
+                        frames = evidence.frames(),
+                        "no puzzle in the readings; searching again"
+                    );
+                    self.track = None;
                     return Ok(());
                 }
                 evidence.add(&reading);
@@ -346,6 +373,7 @@ impl Vision {
                     }
                     track.identity = Identity::Known(known);
                     track.since_check = 0;
+                    track.confirmed = true;
                     times.solve = Some(start.elapsed());
                 }
             }
@@ -435,8 +463,10 @@ fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
             // swept out of view: flow and anchor then see a smeared part of it, and the hidden
             // corners were extrapolated 3-5% off.
             let leaving = moving(track, &quad) > LEAVING_MOTION && !inside_frame(&quad, gray);
-            let held =
-                track.anchor.is_some() && track.unanchored_for <= DRAW_UNANCHORED && !leaving;
+            let held = track.anchor.is_some()
+                && track.unanchored_for <= DRAW_UNANCHORED
+                && !leaving
+                && track.confirmed;
             let solved = (known.solution.is_some() && held).then(|| known.clone());
             PuzzleView {
                 quad,
