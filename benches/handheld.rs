@@ -46,7 +46,7 @@ fn main() {
             let crops = camera::corner_crops(page).expect("crops");
             // Diagnostics only: how far the truth moved from the published corners, and how far
             // the project's own detector is from it (never used as truth).
-            let side = page.corners.sides().iter().sum::<f64>() / 4.0;
+            let side = page.corners.mean_side();
             let mut pipeline = common::pipeline();
             let mut times = Default::default();
             let ours = pipeline

@@ -40,6 +40,11 @@ impl Quad {
         std::array::from_fn(|i| distance(self.0[i], self.0[(i + 1) % 4]))
     }
 
+    /// The mean side length: the grid's size, against which errors and motion are measured.
+    pub fn mean_side(&self) -> f64 {
+        self.sides().iter().sum::<f64>() / 4.0
+    }
+
     /// The largest distance between a corner of `self` and the same corner of `other`.
     pub fn max_corner_distance(&self, other: &Quad) -> f64 {
         (0..4)

@@ -19,7 +19,7 @@ const CROPS: [(&str, [f64; 4]); 4] = [
 ];
 
 fn crop(image: &Mat, corners: &Quad, sides: [f64; 4]) -> (Mat, Quad) {
-    let side = corners.sides().iter().sum::<f64>() / 4.0;
+    let side = corners.mean_side();
     let xs = corners.0.map(|p| p[0]);
     let ys = corners.0.map(|p| p[1]);
     let min = |v: [f64; 4]| v.into_iter().fold(f64::MAX, f64::min);
@@ -57,7 +57,7 @@ fn grids_at_the_edge_are_found_and_read() {
                 continue;
             };
             found += 1;
-            let side = truth.sides().iter().sum::<f64>() / 4.0;
+            let side = truth.mean_side();
             let error = puzzle.quad.max_corner_distance(&truth) / side;
             worst = worst.max(error);
             let cells = (0..81)

@@ -54,7 +54,7 @@ fn check(pipeline: &mut PhotoPipeline, screen: &Screen) -> Option<String> {
         Ok(None) => return Some("no grid found".into()),
         Err(err) => return Some(err.to_string()),
     };
-    let side = screen.corners.sides().iter().sum::<f64>() / 4.0;
+    let side = screen.corners.mean_side();
     let error = puzzle.quad.max_corner_distance(&screen.corners) / side;
     let misread: Vec<String> = (0..81)
         .filter_map(|i| {

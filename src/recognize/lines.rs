@@ -31,8 +31,8 @@ const STRAY_COST: f64 = 0.5;
 pub struct Crossings {
     pub at: [[Point; 10]; 10],
     /// Which outer border lines were followed: top, right, bottom, left. One that was not is
-    /// placed from the lines inside it, and the corners on it are better known from the
-    /// corners given.
+    /// placed from the lines inside it (see `recognize::outline` for how its corners are
+    /// chosen).
     pub border_seen: [bool; 4],
 }
 

@@ -115,7 +115,7 @@ const UNSEEN_CORNER_AGREES: f64 = 0.25;
 fn outline(lines: &Quad, border_seen: [bool; 4], given: &Quad) -> (Quad, bool) {
     let [top, right, bottom, left] = border_seen;
     let seen = [top && left, top && right, bottom && right, bottom && left];
-    let cell = lines.sides().iter().sum::<f64>() / 36.0;
+    let cell = lines.mean_side() / 9.0;
     let from_lines: [bool; 4] = std::array::from_fn(|i| {
         seen[i] || distance(lines.0[i], given.0[i]) > UNSEEN_CORNER_AGREES * cell
     });

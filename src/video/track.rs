@@ -281,7 +281,7 @@ impl Anchor {
         }
         // Flow from the last frame is never this far off when it holds: the track has slipped
         // (a fast move, the grid half out of view) and the alignment is as likely a neighbour's.
-        let side = tracked.sides().iter().sum::<f64>() / 4.0;
+        let side = tracked.mean_side();
         let correction = aligned.max_corner_distance(&tracked) / (side / 9.0);
         if correction > MAX_CORRECTION {
             tracing::debug!(

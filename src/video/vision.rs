@@ -315,7 +315,7 @@ impl Vision {
         let gray = track.ink.as_dark(gray, &mut negative)?;
         let recognition = recognize(&mut self.reader, gray, &quad, orientation, &mut steps)?;
         times.read = Some(steps.rectify + steps.read);
-        let cell = quad.sides().iter().sum::<f64>() / 36.0;
+        let cell = quad.mean_side() / 9.0;
         let agrees = recognition.quad.max_corner_distance(&quad) <= CONFIRM_CELLS * cell;
         // The printed lines are the absolute truth of where the grid is: where they were
         // followed (or the grid was turned), the track and its anchor start again from them.
@@ -389,7 +389,7 @@ fn moving(track: &Track, quad: &Quad) -> f64 {
     };
     // The last frame's motion, carried on: where the grid will be next.
     let next = track::quad_of(&motion.after(&track.image_from_grid));
-    quad.max_corner_distance(&next) / (quad.sides().iter().sum::<f64>() / 4.0)
+    quad.max_corner_distance(&next) / quad.mean_side()
 }
 
 /// Whether all of `quad` lies inside the frame, off its edges: a grid cut by the frame's edge

@@ -311,7 +311,7 @@ pub fn evaluate(pipeline: &mut PhotoPipeline, samples: &[&Sample]) -> Score {
         score.sizes.push((image.cols(), image.rows()));
         score.found += 1;
         if let Some(truth) = sample.corners {
-            let side = truth.sides().iter().sum::<f64>() / 4.0;
+            let side = truth.mean_side();
             // The published corners follow the picture, ours the puzzle (they differ on photos
             // taken sideways), so compare with the best-matching corner order.
             let error = (0..4)
