@@ -15,6 +15,8 @@ use opencv::core::Mat;
 /// How far, as a share of a cell, a box line (every third line, printed thick) may be from
 /// where the outer corners put it, and a cell line from where the box lines around it put it.
 const BOX_REACH: f64 = 0.4;
+/// How far (share of a cell) a border line may be from where the lines inside it place it.
+const BORDER_STEP: f64 = 0.25;
 const CELL_REACH: f64 = 0.18;
 /// Half the width of the ridge filter, as a share of a cell: wider than a thick box line's half.
 const RIDGE_HALF_WIDTH: f64 = 0.13;
@@ -128,6 +130,11 @@ fn follow_lines(view: &GrayView, layout: Layout, across: bool) -> Option<([Path;
         );
     }
     ordered(&mut found, cell);
+    for outer in [0, 9] {
+        if !border_in_step(&found, outer, cell) {
+            found[outer] = None;
+        }
+    }
     let border_seen = [found[0].is_some(), found[9].is_some()];
     let paths = std::array::from_fn(|k| found[k].unwrap_or_else(|| interpolated(&found, k)));
     Some((paths, border_seen))
@@ -256,6 +263,34 @@ fn ordered(found: &mut [Option<Path>; 10], cell: f64) {
     }
 }
 
+/// Whether the border line `outer` is where the lines inside it place it, to within
+/// [`BORDER_STEP`] of a cell somewhere along it (unknown: yes): a cell from the line inside it
+/// (`inner`) as that one lies from the `next`, or as far out again from the box line three in as
+/// that one is from the next box line. Cells are evenly spaced also on tilted and mildly curved
+/// paper; a border "followed" where neither places it is something else (a row of digits, when
+/// the printed border is beyond reach at the paper's edge): it is dropped and placed from the
+/// lines inside. Either alone is not enough: a thin inner line drawn onto handwriting breaks the
+/// first, a strongly curved page the second.
+fn border_in_step(found: &[Option<Path>; 10], outer: usize, cell: f64) -> bool {
+    let (inner, next, box_in, box_next) = if outer == 0 {
+        (1, 2, 3, 6)
+    } else {
+        (8, 7, 6, 3)
+    };
+    let Some(o) = found[outer] else { return true };
+    let worst = |predicted: &dyn Fn(usize) -> Option<f64>| -> Option<f64> {
+        (0..9)
+            .map(|j| predicted(j).map(|p| (o[j] - p).abs() / cell))
+            .try_fold(0.0, |w: f64, d| d.map(|d| w.max(d)))
+    };
+    let by_step = worst(&|j| Some(2.0 * found[inner]?[j] - found[next]?[j]));
+    let by_boxes = worst(&|j| Some(2.0 * found[box_in]?[j] - found[box_next]?[j]));
+    match (by_step, by_boxes) {
+        (Some(a), Some(b)) => a <= BORDER_STEP || b <= BORDER_STEP,
+        _ => true,
+    }
+}
+
 /// A missing line's path, linear between the nearest found lines on either side (or copied
 /// from the nearest one at the ends).
 fn interpolated(found: &[Option<Path>; 10], k: usize) -> Path {
@@ -381,6 +416,42 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Lines found at `offsets` (the same offset all along each line).
+    fn straight(offsets: [Option<f64>; 10]) -> [Option<Path>; 10] {
+        offsets.map(|o| o.map(|o| [o; 9]))
+    }
+
+    #[test]
+    fn a_border_in_step_with_the_lines_inside_is_kept() {
+        // Evenly spaced, and a little wider spaced towards the bottom (tilt): all in step.
+        let even = straight([Some(0.0); 10]);
+        let tilted = straight(std::array::from_fn(|k| Some(0.3 * (k * k) as f64)));
+        for found in [even, tilted] {
+            assert!(border_in_step(&found, 0, 32.0));
+            assert!(border_in_step(&found, 9, 32.0));
+        }
+    }
+
+    #[test]
+    fn a_border_out_of_step_with_both_the_next_line_and_the_boxes_is_dropped() {
+        // The top "border" followed 14 px (0.44 cell) inside where lines 1-3 and 3-6 put it:
+        // a row of digits, the printed border being at the paper's edge, beyond reach.
+        let mut offsets = [Some(-10.0); 10];
+        offsets[0] = Some(4.0);
+        assert!(!border_in_step(&straight(offsets), 0, 32.0));
+    }
+
+    #[test]
+    fn a_border_out_of_step_with_one_witness_only_is_kept() {
+        // Line 1 drawn onto handwriting (8 px off): the border still agrees with the box lines.
+        let mut offsets = [Some(0.0); 10];
+        offsets[1] = Some(-8.0);
+        assert!(border_in_step(&straight(offsets), 0, 32.0));
+        // A curved page: box lines bend (3 at 0, 6 at 10), lines 0-2 are in step.
+        let curved = straight([0.0, 0.0, 0.0, 0.0, 3.0, 6.0, 10.0, 10.0, 10.0, 10.0].map(Some));
+        assert!(border_in_step(&curved, 0, 32.0));
     }
 
     #[test]

@@ -76,7 +76,20 @@ pub fn recognize(
     let (rectified, quad, on_lines) = match cells::rectify_along_lines(gray, quad)? {
         Some(fitted) => {
             let (corners, on_lines) = outline(&fitted.quad, fitted.border_seen, quad);
-            (fitted.rectified, corners, on_lines)
+            // A border not seen where the corners given put it may have been beyond the lines'
+            // reach (the corners far off): follow the lines once more from where they put it.
+            match moved_on_unseen_border(&corners, quad, fitted.border_seen)
+                .then(|| cells::rectify_along_lines(gray, &corners))
+                .transpose()?
+                .flatten()
+            {
+                Some(again) => {
+                    let (again_corners, on_lines) =
+                        outline(&again.quad, again.border_seen, &corners);
+                    (again.rectified, again_corners, on_lines)
+                }
+                None => (fitted.rectified, corners, on_lines),
+            }
         }
         None => (cells::rectify(gray, quad)?, *quad, false),
     };
@@ -106,6 +119,10 @@ pub fn recognize(
     Ok(recognition)
 }
 
+/// When the lines move a corner given on a border they did not see by more than this many
+/// cells, they are followed again from the corners they gave.
+const REFOLLOW_AFTER: f64 = 0.2;
+
 /// A corner given within this many cells of where the lines inside place an unseen border's
 /// corner agrees with them, and is kept.
 const UNSEEN_CORNER_AGREES: f64 = 0.25;
@@ -127,6 +144,15 @@ fn outline(lines: &Quad, border_seen: [bool; 4], given: &Quad) -> (Quad, bool) {
         }
     }));
     (corners, from_lines.iter().any(|&f| f))
+}
+
+/// Whether the outline moved a corner on a border line that was not seen by more than
+/// [`REFOLLOW_AFTER`] from the corner `given`.
+fn moved_on_unseen_border(outline: &Quad, given: &Quad, border_seen: [bool; 4]) -> bool {
+    let [top, right, bottom, left] = border_seen;
+    let seen = [top && left, top && right, bottom && right, bottom && left];
+    let cell = outline.mean_side() / 9.0;
+    (0..4).any(|i| !seen[i] && distance(outline.0[i], given.0[i]) > REFOLLOW_AFTER * cell)
 }
 
 /// Whether an upright reading is doubtful enough to try the other three ways up.
@@ -167,6 +193,32 @@ mod tests {
         assert_eq!(outline.0[3], LINES.0[3]);
         assert_eq!(&outline.0[1..3], &LINES.0[1..3]);
         assert!(on_lines);
+    }
+
+    #[test]
+    fn lines_are_followed_again_only_for_a_corner_moved_far_on_an_unseen_border() {
+        // Top-left moved 12 px (0.3 of a 40 px cell).
+        let given = Quad([
+            [100.0, 112.0],
+            [460.0, 100.0],
+            [460.0, 460.0],
+            [100.0, 460.0],
+        ]);
+        assert!(moved_on_unseen_border(
+            &LINES,
+            &given,
+            [false, true, true, true]
+        ));
+        assert!(moved_on_unseen_border(
+            &LINES,
+            &given,
+            [true, true, true, false]
+        ));
+        // Both borders through it seen: the lines' corner is where the border lines cross.
+        assert!(!moved_on_unseen_border(&LINES, &given, [true; 4]));
+        // Moved 4 px only.
+        let near = Quad([[100.0, 104.0], LINES.0[1], LINES.0[2], LINES.0[3]]);
+        assert!(!moved_on_unseen_border(&LINES, &near, [false; 4]));
     }
 
     #[test]

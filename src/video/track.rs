@@ -97,7 +97,8 @@ pub fn track(
         return Ok(None);
     }
     let mut found = predicted;
-    let status = flow(&previous.small, &current.small, &last, &mut found, 15, 3)?;
+    let cell = quad_of(&small_from_image.after(image_from_grid)).mean_side() / 9.0;
+    let status = flow_near(&previous.small, &current.small, &last, &mut found, cell)?;
     // Fit grid coordinates to where the crossings were found.
     let mut from = Vector::<Point2f>::new();
     let mut to = Vector::<Point2f>::new();
@@ -537,11 +538,107 @@ fn correlation(
     (va > 1e-6 && vb > 1e-6).then(|| cov / (va * vb).sqrt())
 }
 
+/// Cells at least this many pixels wide are followed at a coarser scale: finer adds cost, not
+/// precision (the anchor's alignment refines the track at 16 pixels a cell).
+const FLOW_CELL: f64 = 16.0;
+/// Window of the frame-to-frame flow, in pixels of its finest level.
+const FLOW_WINDOW: i32 = 15;
+/// Pyramid levels of the frame-to-frame flow above the tracking resolution: with the window,
+/// how far a crossing may be from its predicted place and still be found.
+const FLOW_LEVELS: i32 = 3;
+
+/// Frame-to-frame [`flow`] of the grid's crossings, on the part of the frames around them only
+/// (where they were and where they are looked for, plus what the coarsest level's window
+/// reaches), and for a grid whose cells are `cell` pixels wide, with the finest pyramid levels
+/// skipped down to [`FLOW_CELL`]: building the pyramids is most of flow's cost, and a grid
+/// close to the camera fills the view.
+fn flow_near(
+    from: &Mat,
+    to: &Mat,
+    points: &Vector<Point2f>,
+    found: &mut Vector<Point2f>,
+    cell: f64,
+) -> Result<Vec<bool>> {
+    let skipped = ((cell / FLOW_CELL).max(1.0).log2().floor() as i32).min(FLOW_LEVELS - 1);
+    let reach = ((FLOW_WINDOW / 2 + 2) << FLOW_LEVELS) as f32;
+    let (mut x0, mut y0, mut x1, mut y1) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
+    for p in points.iter().chain(found.iter()) {
+        x0 = x0.min(p.x);
+        y0 = y0.min(p.y);
+        x1 = x1.max(p.x);
+        y1 = y1.max(p.y);
+    }
+    // Whole pixels of the coarsest skipped level, so that shrinking keeps pixel centres aligned.
+    let unit = 1 << skipped;
+    let snap_down =
+        |v: f32, limit: i32| (((v - reach).floor() as i32).clamp(0, limit) / unit) * unit;
+    let left = snap_down(x0, from.cols());
+    let top = snap_down(y0, from.rows());
+    let right = ((x1 + reach).ceil() as i32).clamp(left, from.cols());
+    let bottom = ((y1 + reach).ceil() as i32).clamp(top, from.rows());
+    let window = FLOW_WINDOW;
+    if (right - left) >> skipped < window || (bottom - top) >> skipped < window {
+        return Ok(vec![false; points.len()]);
+    }
+    let rect = Rect::new(left, top, right - left, bottom - top);
+    let (from, to) = (
+        shrunk(&Mat::roi(from, rect)?, skipped)?,
+        shrunk(&Mat::roi(to, rect)?, skipped)?,
+    );
+    let scale = unit as f32;
+    let into = |v: &Vector<Point2f>| -> Vector<Point2f> {
+        v.iter()
+            .map(|p| Point2f::new((p.x - left as f32) / scale, (p.y - top as f32) / scale))
+            .collect()
+    };
+    let near_points = into(points);
+    let mut near_found = into(found);
+    let status = flow(
+        &from,
+        &to,
+        &near_points,
+        &mut near_found,
+        window,
+        FLOW_LEVELS - skipped,
+    )?;
+    *found = near_found
+        .iter()
+        .map(|p| Point2f::new(p.x * scale + left as f32, p.y * scale + top as f32))
+        .collect();
+    Ok(status)
+}
+
+/// `picture` halved `times` times, as a flow pyramid's levels are made.
+fn shrunk(picture: &impl opencv::core::ToInputArray, times: i32) -> Result<Mat> {
+    let mut out = Mat::default();
+    if times == 0 {
+        opencv::core::copy_to(picture, &mut out, &no_array())?;
+        return Ok(out);
+    }
+    imgproc::pyr_down(
+        picture,
+        &mut out,
+        Size::default(),
+        opencv::core::BORDER_DEFAULT,
+    )?;
+    for _ in 1..times {
+        let mut half = Mat::default();
+        imgproc::pyr_down(
+            &out,
+            &mut half,
+            Size::default(),
+            opencv::core::BORDER_DEFAULT,
+        )?;
+        out = half;
+    }
+    Ok(out)
+}
+
 /// Pyramidal Lucas-Kanade flow of `points` from `from` to `to`, starting at `found` (which
 /// receives the result); whether each point was followed.
 fn flow(
-    from: &Mat,
-    to: &Mat,
+    from: &impl opencv::core::ToInputArray,
+    to: &impl opencv::core::ToInputArray,
     points: &Vector<Point2f>,
     found: &mut Vector<Point2f>,
     window: i32,
