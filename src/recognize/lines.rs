@@ -116,12 +116,40 @@ fn follow_lines(view: &GrayView, layout: Layout, across: bool) -> Option<([Path;
     if [0, 3, 6, 9].iter().filter(|&&k| found[k].is_some()).count() < 3 {
         return None;
     }
-    let boxes = found;
-    let reach = (CELL_REACH * cell).round() as usize;
-    for k in (0..10).filter(|k| k % 3 != 0) {
-        let guess = interpolated(&boxes, k);
+    let mut boxes = found;
+    follow_cell_lines(&profiles, layout, half, &boxes, &mut found, 0..10);
+    ordered(&mut found, cell);
+    for outer in [0, 9] {
+        if !border_in_step(&found, outer, cell) {
+            // The cell lines next to it were looked for near where it put them: again, from
+            // the box line inside alone.
+            found[outer] = None;
+            boxes[outer] = None;
+            let next_to = if outer == 0 { 1..3 } else { 7..9 };
+            follow_cell_lines(&profiles, layout, half, &boxes, &mut found, next_to);
+            ordered(&mut found, cell);
+        }
+    }
+    let border_seen = [found[0].is_some(), found[9].is_some()];
+    let paths = std::array::from_fn(|k| found[k].unwrap_or_else(|| interpolated(&found, k)));
+    Some((paths, border_seen))
+}
+
+/// Follows the thin cell lines among `lines` near where the box lines (`boxes`) around them
+/// put them, into `found`.
+fn follow_cell_lines(
+    profiles: &[Vec<f64>],
+    layout: Layout,
+    half: usize,
+    boxes: &[Option<Path>; 10],
+    found: &mut [Option<Path>; 10],
+    lines: std::ops::Range<usize>,
+) {
+    let reach = (CELL_REACH * layout.cell as f64).round() as usize;
+    for k in lines.filter(|k| k % 3 != 0) {
+        let guess = interpolated(boxes, k);
         found[k] = follow_line(
-            &profiles,
+            profiles,
             layout.expected(k),
             &guess,
             reach,
@@ -129,15 +157,6 @@ fn follow_lines(view: &GrayView, layout: Layout, across: bool) -> Option<([Path;
             Sides::Both,
         );
     }
-    ordered(&mut found, cell);
-    for outer in [0, 9] {
-        if !border_in_step(&found, outer, cell) {
-            found[outer] = None;
-        }
-    }
-    let border_seen = [found[0].is_some(), found[9].is_some()];
-    let paths = std::array::from_fn(|k| found[k].unwrap_or_else(|| interpolated(&found, k)));
-    Some((paths, border_seen))
 }
 
 /// For each of the 9 strips a line crosses, the summed darkness of each position across it,
