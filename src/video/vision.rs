@@ -39,6 +39,11 @@ const LEAVING_MOTION: f64 = 0.05;
 /// lines smeared by motion are followed off the printed ones, and the track would be reset
 /// onto them (a page coming back into view was drawn 3-5% off until the next check).
 const STEADY_FOR_CHECK: f64 = 0.02;
+/// No overlay while the grid moves more than this (share of its side per frame), also in full
+/// view: the page is a smear then, and the flow lags the paper (pages swept out of view in the
+/// 30 s pans, up to 16% a frame, were drawn 2.0-2.3% off). 10% would also blank the quicker
+/// moves of the 8 s clips (2% of their frames), which are drawn within 1.5%.
+const BLUR_MOTION: f64 = 0.12;
 
 /// A puzzle that has been read and judged; kept for when it comes back.
 #[derive(Debug, Clone, PartialEq)]
@@ -462,7 +467,9 @@ fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
             // Drawn only while the track is held to the printed grid, and not while the grid is
             // swept out of view: flow and anchor then see a smeared part of it, and the hidden
             // corners were extrapolated 3-5% off.
-            let leaving = moving(track, &quad) > LEAVING_MOTION && !inside_frame(&quad, gray);
+            let motion = moving(track, &quad);
+            let leaving = motion > LEAVING_MOTION && !inside_frame(&quad, gray);
+            let leaving = leaving || motion > BLUR_MOTION;
             let held = track.anchor.is_some()
                 && track.unanchored_for <= DRAW_UNANCHORED
                 && !leaving
