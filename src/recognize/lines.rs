@@ -283,27 +283,39 @@ fn ordered(found: &mut [Option<Path>; 10], cell: f64) {
 }
 
 /// Whether the border line `outer` is where the lines inside it place it, to within
-/// [`BORDER_STEP`] of a cell somewhere along it (unknown: yes): a cell from the line inside it
-/// (`inner`) as that one lies from the `next`, or as far out again from the box line three in as
-/// that one is from the next box line. Cells are evenly spaced also on tilted and mildly curved
+/// [`BORDER_STEP`] of a cell all along it (unknown: yes): carried on from the two nearest lines
+/// inside it that were followed (a cell from the line inside as that one lies from the next), or
+/// from the two box lines inside (as far out again from the box line three in as that one is from
+/// the next). Cells are evenly spaced also on tilted and mildly curved
 /// paper; a border "followed" where neither places it is something else (a row of digits, when
 /// the printed border is beyond reach at the paper's edge): it is dropped and placed from the
 /// lines inside. Either alone is not enough: a thin inner line drawn onto handwriting breaks the
 /// first, a strongly curved page the second.
 fn border_in_step(found: &[Option<Path>; 10], outer: usize, cell: f64) -> bool {
-    let (inner, next, box_in, box_next) = if outer == 0 {
-        (1, 2, 3, 6)
+    let (inside, box_in, box_next) = if outer == 0 {
+        ([1, 2, 3], 3, 6)
     } else {
-        (8, 7, 6, 3)
+        ([8, 7, 6], 6, 3)
     };
     let Some(o) = found[outer] else { return true };
+    // Where lines `a` and `b` (a the nearer) put the border, carried on straight.
+    let extended = |a: usize, b: usize, j: usize| -> Option<f64> {
+        let (pa, pb) = (found[a]?[j], found[b]?[j]);
+        let (da, db) = (a.abs_diff(outer) as f64, b.abs_diff(outer) as f64);
+        Some(pa + (pa - pb) * da / (db - da))
+    };
     let worst = |predicted: &dyn Fn(usize) -> Option<f64>| -> Option<f64> {
         (0..9)
             .map(|j| predicted(j).map(|p| (o[j] - p).abs() / cell))
             .try_fold(0.0, |w: f64, d| d.map(|d| w.max(d)))
     };
-    let by_step = worst(&|j| Some(2.0 * found[inner]?[j] - found[next]?[j]));
-    let by_boxes = worst(&|j| Some(2.0 * found[box_in]?[j] - found[box_next]?[j]));
+    // The two nearest lines inside that were followed (a missing one was dropped or is faint).
+    let mut near = inside.into_iter().filter(|&k| found[k].is_some());
+    let by_step = match (near.next(), near.next()) {
+        (Some(a), Some(b)) => worst(&|j| extended(a, b, j)),
+        _ => None,
+    };
+    let by_boxes = worst(&|j| extended(box_in, box_next, j));
     match (by_step, by_boxes) {
         (Some(a), Some(b)) => a <= BORDER_STEP || b <= BORDER_STEP,
         _ => true,
@@ -460,6 +472,18 @@ mod tests {
         let mut offsets = [Some(-10.0); 10];
         offsets[0] = Some(4.0);
         assert!(!border_in_step(&straight(offsets), 0, 32.0));
+    }
+
+    #[test]
+    fn a_border_is_judged_from_the_lines_inside_that_were_followed() {
+        // Wicht image1049: the bottom "border" followed 13 px (0.4 cell) inside, on the last
+        // row; line 8 then missing. Lines 7 and 6 place the border, as do the box lines.
+        let mut offsets = [Some(1.5); 10];
+        offsets[8] = None;
+        offsets[9] = Some(-13.0);
+        assert!(!border_in_step(&straight(offsets), 9, 32.0));
+        offsets[9] = Some(1.0);
+        assert!(border_in_step(&straight(offsets), 9, 32.0));
     }
 
     #[test]
