@@ -538,8 +538,9 @@ fn correlation(
     (va > 1e-6 && vb > 1e-6).then(|| cov / (va * vb).sqrt())
 }
 
-/// Cells at least this many pixels wide are followed at a coarser scale: finer adds cost, not
-/// precision (the anchor's alignment refines the track at 16 pixels a cell).
+/// The flow runs at the finest pyramid level whose cells are still at least this many pixels
+/// wide: finer adds cost, not precision (the anchor's alignment refines the track at 16 pixels
+/// a cell), so a grid with cells of 32 px or more is followed from a halved picture.
 const FLOW_CELL: f64 = 16.0;
 /// Window of the frame-to-frame flow, in pixels of its finest level.
 const FLOW_WINDOW: i32 = 15;
