@@ -36,65 +36,82 @@ fn crop(image: &Mat, corners: &Quad, sides: [f64; 4]) -> (Mat, Quad) {
     (roi, shifted)
 }
 
+/// How the picked photos fare when each is turned into a test picture by `make` (from the photo
+/// and its truth corners, the picture and the truth corners in it): grids found, read perfectly,
+/// and the worst corner error (share of the side). Misread pictures go to `EDGES_DIR` if set.
+struct Tally {
+    found: usize,
+    right: usize,
+    worst: f64,
+}
+
+fn tally(name: &str, picked: &[&Sample], make: impl Fn(&Mat, &Quad) -> (Mat, Quad)) -> Tally {
+    let mut pipeline = pipeline();
+    let mut tally = Tally {
+        found: 0,
+        right: 0,
+        worst: 0.0,
+    };
+    for sample in picked {
+        let image = photo::load_image(&sample.path).unwrap();
+        let Some(corners) = sample.corners else {
+            continue;
+        };
+        let (picture, truth) = make(&image, &corners);
+        let puzzle = pipeline
+            .process(&picture, &mut StageTimes::default())
+            .unwrap();
+        let Some(puzzle) = puzzle else {
+            println!("{name}: {} not found", sample.path.display());
+            continue;
+        };
+        tally.found += 1;
+        let error = puzzle.quad.max_corner_distance(&truth) / truth.mean_side();
+        tally.worst = tally.worst.max(error);
+        let cells = (0..81)
+            .filter(|&i| puzzle.reading.0[i].digit == sample.cells[i].expected_digit())
+            .count();
+        if cells == 81 {
+            tally.right += 1;
+            continue;
+        }
+        println!(
+            "{name}: {} {cells}/81 right, corner error {:.2}%",
+            sample.path.display(),
+            100.0 * error
+        );
+        if let Some(dir) = std::env::var_os("EDGES_DIR") {
+            let stem = sample
+                .path
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy();
+            let path =
+                std::path::Path::new(&dir).join(format!("{stem}-{}.jpg", name.replace(' ', "_")));
+            let _ = opencv::imgcodecs::imwrite(
+                &*path.to_string_lossy(),
+                &picture,
+                &opencv::core::Vector::new(),
+            );
+        }
+    }
+    println!(
+        "{name}: found {}/{}, read perfectly {}, worst corner error {:.2}%",
+        tally.found,
+        picked.len(),
+        tally.right,
+        100.0 * tally.worst
+    );
+    tally
+}
+
 #[test]
 fn grids_at_the_edge_are_found_and_read() {
     let samples = kubiesa_val();
     let picked: Vec<&Sample> = samples.iter().step_by(4).collect();
-    let mut pipeline = pipeline();
     for (name, sides) in CROPS {
-        let (mut found, mut right, mut worst) = (0, 0, 0.0f64);
-        for sample in &picked {
-            let image = photo::load_image(&sample.path).unwrap();
-            let Some(corners) = sample.corners else {
-                continue;
-            };
-            let (cropped, truth) = crop(&image, &corners, sides);
-            let puzzle = pipeline
-                .process(&cropped, &mut StageTimes::default())
-                .unwrap();
-            let Some(puzzle) = puzzle else {
-                println!("{name}: {} not found", sample.path.display());
-                continue;
-            };
-            found += 1;
-            let side = truth.mean_side();
-            let error = puzzle.quad.max_corner_distance(&truth) / side;
-            worst = worst.max(error);
-            let cells = (0..81)
-                .filter(|&i| {
-                    let read = puzzle.reading.0[i].digit;
-                    read == sample.cells[i].expected_digit()
-                })
-                .count();
-            if cells == 81 {
-                right += 1;
-            } else {
-                println!(
-                    "{name}: {} {cells}/81 right, corner error {:.2}%",
-                    sample.path.display(),
-                    100.0 * error
-                );
-                if let Some(dir) = std::env::var_os("EDGES_DIR") {
-                    let stem = sample
-                        .path
-                        .file_stem()
-                        .unwrap_or_default()
-                        .to_string_lossy();
-                    let path = std::path::Path::new(&dir)
-                        .join(format!("{stem}-{}.jpg", name.replace(' ', "_")));
-                    let _ = opencv::imgcodecs::imwrite(
-                        &*path.to_string_lossy(),
-                        &cropped,
-                        &opencv::core::Vector::new(),
-                    );
-                }
-            }
-        }
-        println!(
-            "{name}: found {found}/{}, read perfectly {right}, worst corner error {:.2}%",
-            picked.len(),
-            100.0 * worst
-        );
+        let Tally { found, right, .. } =
+            tally(name, &picked, |image, corners| crop(image, corners, sides));
         // Floors a little under what was measured (found 20/20 and 16-18 read perfectly in each
         // way of cropping; the misreads left are mostly handwritten entries, as on the whole photos).
         assert_eq!(found, picked.len(), "{name}: every grid must be found");
@@ -149,74 +166,14 @@ const SURROUNDS: [(&str, [bool; 4], [f64; 3]); 3] = [
 fn grids_printed_at_the_papers_edge_next_to_a_darker_surround_are_found_and_read() {
     let samples = kubiesa_val();
     let picked: Vec<&Sample> = samples.iter().step_by(4).collect();
-    let mut pipeline = pipeline();
     for (name, sides, colour) in SURROUNDS {
-        let (mut found, mut right, mut worst) = (0, 0, 0.0f64);
-        for sample in &picked {
-            let image = photo::load_image(&sample.path).unwrap();
-            let Some(corners) = sample.corners else {
-                continue;
-            };
-            // The paper outside the grid is cut away where the table is.
-            let cut = sides.map(|s| if s { 0.0 } else { 0.08 });
-            let (cropped, truth) = crop(&image, &corners, cut);
-            let pad = (0.15 * truth.mean_side()).round() as i32;
-            let [l, t, r, b] = sides.map(|s| if s { pad } else { 0 });
-            let mut framed = Mat::default();
-            opencv::core::copy_make_border(
-                &cropped,
-                &mut framed,
-                t,
-                b,
-                l,
-                r,
-                opencv::core::BORDER_CONSTANT,
-                opencv::core::Scalar::new(colour[0], colour[1], colour[2], 0.0),
-            )
-            .unwrap();
-            let truth = Quad(truth.0.map(|p| [p[0] + l as f64, p[1] + t as f64]));
-            let puzzle = pipeline
-                .process(&framed, &mut StageTimes::default())
-                .unwrap();
-            let Some(puzzle) = puzzle else {
-                println!("{name}: {} not found", sample.path.display());
-                continue;
-            };
-            found += 1;
-            let error = puzzle.quad.max_corner_distance(&truth) / truth.mean_side();
-            worst = worst.max(error);
-            let cells = (0..81)
-                .filter(|&i| puzzle.reading.0[i].digit == sample.cells[i].expected_digit())
-                .count();
-            if cells == 81 {
-                right += 1;
-            } else {
-                println!(
-                    "{name}: {} {cells}/81 right, corner error {:.2}%",
-                    sample.path.display(),
-                    100.0 * error
-                );
-            }
-            if let Some(dir) = std::env::var_os("EDGES_DIR").filter(|_| cells < 81) {
-                let stem = sample
-                    .path
-                    .file_stem()
-                    .unwrap_or_default()
-                    .to_string_lossy();
-                let path = std::path::Path::new(&dir)
-                    .join(format!("{stem}-{}.jpg", name.replace(' ', "_")));
-                let _ = opencv::imgcodecs::imwrite(
-                    &*path.to_string_lossy(),
-                    &framed,
-                    &opencv::core::Vector::new(),
-                );
-            }
-        }
-        println!(
-            "{name}: found {found}/{}, read perfectly {right}, worst corner error {:.2}%",
-            picked.len(),
-            100.0 * worst
-        );
+        let Tally {
+            found,
+            right,
+            worst,
+        } = tally(name, &picked, |image, corners| {
+            framed(image, corners, sides, colour)
+        });
         // Measured: found 20/20, read perfectly 16-17 (the rest handwritten misreads, as on the
         // whole photos), worst corner error 1.3-2.2% (before a border "followed" onto the first
         // column's digits was dropped: 3.8%, 9 cells misread).
@@ -228,4 +185,27 @@ fn grids_printed_at_the_papers_edge_next_to_a_darker_surround_are_found_and_read
         );
         assert!(worst <= 0.03, "{name}: corner error {:.2}%", 100.0 * worst);
     }
+}
+
+/// The photo cut at the grid on the `sides` (left, top, right, bottom) that meet the table, and
+/// framed there by the table's `colour` (BGR); and the truth corners in it.
+fn framed(image: &Mat, corners: &Quad, sides: [bool; 4], colour: [f64; 3]) -> (Mat, Quad) {
+    let cut = sides.map(|s| if s { 0.0 } else { 0.08 });
+    let (cropped, truth) = crop(image, corners, cut);
+    let pad = (0.15 * truth.mean_side()).round() as i32;
+    let [l, t, r, b] = sides.map(|s| if s { pad } else { 0 });
+    let mut framed = Mat::default();
+    opencv::core::copy_make_border(
+        &cropped,
+        &mut framed,
+        t,
+        b,
+        l,
+        r,
+        opencv::core::BORDER_CONSTANT,
+        opencv::core::Scalar::new(colour[0], colour[1], colour[2], 0.0),
+    )
+    .unwrap();
+    let truth = Quad(truth.0.map(|p| [p[0] + l as f64, p[1] + t as f64]));
+    (framed, truth)
 }
