@@ -297,7 +297,7 @@ fn judge_sums(evidence: &Sums) -> Option<Judged> {
             margin: Some(d.margin),
         });
     }
-    tracing::trace!(?verdict, "not sure which puzzle yet");
+    tracing::trace!(?verdict, %clues, "not sure which puzzle yet");
     let sure = evidence.least_sure() >= SURE && evidence.frames >= MAX_READING_FRAMES;
     match solve(&clues) {
         Err(error) if sure => Some(Judged {

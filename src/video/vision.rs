@@ -18,7 +18,7 @@ use opencv::imgproc;
 use crate::error::Result;
 use crate::geometry::{Homography, Quad};
 use crate::grid::Grid;
-use crate::recognize::detect::{self, Ink, Look};
+use crate::recognize::detect::{self, Detection, Ink, Look};
 use crate::recognize::read::{DigitReader, GridReading, argmax};
 use crate::recognize::verdict::{Evidence, Judged, MAX_READING_FRAMES, SURE, Status, judge_frames};
 use crate::recognize::{Orientation, RecognizeTimes, recognize};
@@ -30,6 +30,10 @@ const RECHECK_EVERY: u32 = 15;
 const REPLACED_CELLS: usize = 8;
 /// A grid read this many times without any verdict is searched for again.
 const GIVE_UP_READING: u32 = 2 * MAX_READING_FRAMES;
+/// A grid being read without a verdict is searched for again every this many frames.
+const SEARCH_AGAIN_EVERY: u32 = 3;
+/// A grid found again more than this many cells from the track lies elsewhere.
+const ELSEWHERE_CELLS: f64 = 0.5;
 /// A re-reading puts the grid within this many cells of the track: the same place.
 const CONFIRM_CELLS: f64 = 0.15;
 /// A grid partly out of view that moves more than this (share of its side per frame) is not
@@ -134,8 +138,10 @@ struct Track {
     /// How the grid moved from the frame before last to the last: this frame's first guess.
     motion: Option<Homography>,
     identity: Identity,
-    /// Whether the grid's orientation was settled by a reading.
+    /// Whether the grid's orientation was settled by a sure reading.
     oriented: bool,
+    /// Frames since the puzzle was last read again (known) or the grid searched for again
+    /// (being read).
     since_check: u32,
     /// Whether two readings have put the grid in the same place since it was recognised from
     /// one reading as a puzzle seen before; nothing is drawn until they have.
@@ -146,6 +152,27 @@ struct Track {
     unanchored_for: u32,
     /// Whether the grid is printed dark on light or light on dark (a dark-mode screen).
     ink: Ink,
+}
+
+impl Track {
+    /// A track of a grid just found, to be read; None if its corners make no homography.
+    fn start(current: &TrackFrame, found: &Detection) -> Result<Option<Track>> {
+        let Some(image_from_grid) = Homography::from_quads(&Quad::UNIT, &found.quad) else {
+            return Ok(None);
+        };
+        tracing::debug!(score = found.score, "found a grid");
+        Ok(Some(Track {
+            image_from_grid,
+            motion: None,
+            identity: Identity::Reading(Evidence::new()),
+            oriented: false,
+            since_check: 0,
+            confirmed: false,
+            anchor: Anchor::new(current, &image_from_grid)?,
+            unanchored_for: 0,
+            ink: found.ink,
+        }))
+    }
 }
 
 /// Frames the overlay stays up without being aligned to the anchor (finger, blur, part of the
@@ -188,6 +215,8 @@ impl Vision {
         self.follow(&current, &gray, &mut times)?;
         if self.track.is_none() {
             self.search(&current, &gray, &mut times)?;
+        } else {
+            self.search_again(&current, &gray, &mut times)?;
         }
         if self.track.is_some() {
             self.read(&current, &gray, &mut times)?;
@@ -270,24 +299,57 @@ impl Vision {
         let found =
             detect::find_grid(gray, Look::OneOfMany)?.filter(|d| inside_frame(&d.quad, gray));
         times.detect = Some(start.elapsed());
-        let Some((image_from_grid, ink)) =
-            found.and_then(|d| Some((Homography::from_quads(&Quad::UNIT, &d.quad)?, d.ink)))
-        else {
-            self.track = None;
+        self.track = match found {
+            Some(detection) => Track::start(current, &detection)?,
+            None => None,
+        };
+        Ok(())
+    }
+
+    /// Searches the frame again for a grid that is being read without adding up to a puzzle
+    /// yet, and starts over from the grid found if it lies elsewhere and shows more clearly
+    /// as a grid on this frame: a grid first found on a blurred frame (the page still
+    /// moving) can be outlined a column off, and every reading of it then breaks the rules.
+    fn search_again(
+        &mut self,
+        current: &TrackFrame,
+        gray: &Mat,
+        times: &mut VisionTimes,
+    ) -> Result<()> {
+        let Some(track) = self.track.as_mut() else {
             return Ok(());
         };
-        tracing::debug!("found a grid");
-        self.track = Some(Track {
-            image_from_grid,
-            motion: None,
-            identity: Identity::Reading(Evidence::new()),
-            oriented: false,
-            since_check: 0,
-            confirmed: false,
-            anchor: Anchor::new(current, &image_from_grid)?,
-            unanchored_for: 0,
-            ink,
-        });
+        if !matches!(track.identity, Identity::Reading(_)) {
+            return Ok(());
+        }
+        track.since_check += 1;
+        if track.since_check < SEARCH_AGAIN_EVERY {
+            return Ok(());
+        }
+        track.since_check = 0;
+        let start = Instant::now();
+        let found =
+            detect::find_grid(gray, Look::OneOfMany)?.filter(|d| inside_frame(&d.quad, gray));
+        let tracked = track::quad_of(&track.image_from_grid);
+        let Some(found) = found.filter(|d| {
+            let cell = tracked.mean_side() / 9.0;
+            d.quad.turned_like(&tracked).max_corner_distance(&tracked) > ELSEWHERE_CELLS * cell
+        }) else {
+            times.detect = Some(start.elapsed());
+            return Ok(());
+        };
+        let mut negative = Mat::default();
+        let tracked_score =
+            detect::grid_score(track.ink.as_dark(gray, &mut negative)?, &tracked, Look::OneOfMany)?;
+        times.detect = Some(start.elapsed());
+        if found.score > tracked_score {
+            tracing::debug!(
+                found = found.score,
+                tracked = tracked_score,
+                "the grid shows more clearly elsewhere; reading it there"
+            );
+            self.track = Track::start(current, &found)?;
+        }
         Ok(())
     }
 
@@ -331,7 +393,9 @@ impl Vision {
             track.anchor = Anchor::new(current, &h)?;
             track.unanchored_for = 0;
         }
-        track.oriented = true;
+        // Which way up is settled by a sure reading only: a blurred one (the page still sliding
+        // in) can read more plausibly turned, and a grid read turned ever after never adds up.
+        track.oriented |= !recognition.turned || recognition.reading.is_confident();
         let reading = recognition.reading;
         match &mut track.identity {
             Identity::Known(known) => {
@@ -366,6 +430,10 @@ impl Vision {
                     );
                     self.track = None;
                     return Ok(());
+                }
+                if recognition.turned {
+                    // The readings so far were of the grid another way up.
+                    *evidence = Evidence::new();
                 }
                 evidence.add(&reading);
                 let start = Instant::now();
