@@ -548,7 +548,7 @@ fn intersect((p, d): Line, (q, e): Line) -> Option<[f64; 2]> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use opencv::core::{CV_8UC1, Rect};
 

@@ -339,8 +339,11 @@ impl Vision {
             return Ok(());
         };
         let mut negative = Mat::default();
-        let tracked_score =
-            detect::grid_score(track.ink.as_dark(gray, &mut negative)?, &tracked, Look::OneOfMany)?;
+        let tracked_score = detect::grid_score(
+            track.ink.as_dark(gray, &mut negative)?,
+            &tracked,
+            Look::OneOfMany,
+        )?;
         times.detect = Some(start.elapsed());
         if found.score > tracked_score {
             tracing::debug!(
@@ -575,5 +578,40 @@ mod tests {
                 .unwrap();
         assert!(!same_puzzle(&known, &reading_of(&other, 0.97)));
         assert!(replaced(&known, &reading_of(&other, 0.97)));
+    }
+
+    #[test]
+    fn a_grid_found_a_column_off_is_found_again_where_it_is() {
+        // A drawn grid 324 px square (36 px cells), tracked one column to the right of it, as
+        // after a detection on a blurred frame.
+        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
+        let right = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        let off = Quad(right.0.map(|[x, y]| [x + 36.0, y]));
+        let current = TrackFrame::new(&page).unwrap();
+        let mut vision = Vision::new(DigitReader::builtin().unwrap());
+        let found = Detection {
+            quad: off,
+            score: detect::MIN_GRID_SCORE,
+            ink: Ink::Dark,
+        };
+        vision.track = Track::start(&current, &found).unwrap();
+        let tracked =
+            |vision: &Vision| track::quad_of(&vision.track.as_ref().unwrap().image_from_grid);
+        let mut times = VisionTimes::default();
+        for _ in 1..SEARCH_AGAIN_EVERY {
+            vision.search_again(&current, &page, &mut times).unwrap();
+        }
+        assert!(
+            tracked(&vision).max_corner_distance(&off) < 1.0,
+            "searched before it was due"
+        );
+        vision.search_again(&current, &page, &mut times).unwrap();
+        let distance = tracked(&vision).max_corner_distance(&right);
+        assert!(distance < 3.0, "still {distance:.1} px off");
+        // Found again in the same place: the track is kept.
+        for _ in 0..SEARCH_AGAIN_EVERY {
+            vision.search_again(&current, &page, &mut times).unwrap();
+        }
+        assert!(tracked(&vision).max_corner_distance(&right) < 3.0);
     }
 }
