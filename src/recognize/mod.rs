@@ -11,6 +11,7 @@ pub mod cells;
 pub mod decode;
 pub mod detect;
 pub mod lines;
+pub mod occlusion;
 pub mod orient;
 pub mod read;
 pub mod verdict;
@@ -95,7 +96,7 @@ pub fn recognize(
     };
     times.rectify = start.elapsed();
     let start = Instant::now();
-    let reading = reader.read_grid(cells::cell_batch(&rectified)?.view())?;
+    let reading = read_visible(reader, &rectified)?;
     let mut recognition = Recognition {
         quad,
         reading,
@@ -104,9 +105,10 @@ pub fn recognize(
     };
     if orientation == Orientation::Unknown
         && needs_turning(&recognition.reading)
-        && let Some((turned_quad, turned)) =
+        && let Some((turned_quad, _, turned_grid)) =
             orient::read_turned(reader, &rectified, &quad, &recognition.reading)?
     {
+        let turned = read_visible(reader, &turned_grid)?;
         tracing::debug!("grid is turned; reading it the right way up");
         recognition = Recognition {
             quad: turned_quad,
@@ -117,6 +119,27 @@ pub fn recognize(
     }
     times.read = start.elapsed();
     Ok(recognition)
+}
+
+/// A cell beside a hidden stretch of line is read this much less surely (its probabilities
+/// raised to this power): what shows of a digit under a fingertip may be another digit.
+const HIDDEN_CELL_POWER: f32 = 0.3;
+
+/// Reads the cells of a rectified grid, less surely where a line beside a cell is hidden
+/// ([`occlusion::hidden_cells`]).
+fn read_visible(reader: &mut DigitReader, rectified: &Mat) -> Result<GridReading> {
+    let mut reading = reader.read_grid(cells::cell_batch(rectified)?.view())?;
+    let hidden = occlusion::hidden_cells(rectified)?;
+    if hidden.contains(&true) {
+        let cells: Vec<usize> = (0..81).filter(|&i| hidden[i]).collect();
+        tracing::debug!(?cells, "lines hidden beside cells: read less surely");
+    }
+    for (cell, hidden) in reading.0.iter_mut().zip(hidden) {
+        if hidden {
+            *cell = cell.tempered(HIDDEN_CELL_POWER);
+        }
+    }
+    Ok(reading)
 }
 
 /// When the lines move a corner given on a border they did not see by more than this many

@@ -10,8 +10,9 @@ use crate::recognize::read::{DigitReader, GridReading, plausibility};
 /// How many digit cells, at most, are read turned to judge which way up the grid is.
 const TURN_SAMPLE: usize = 12;
 
-/// Reads the grid turned by a quarter, half and three quarters; returns the reading and the
-/// re-ordered corners of the turn that reads more plausibly than `upright`, if any.
+/// Reads the grid turned by a quarter, half and three quarters; returns the reading, the
+/// re-ordered corners and the turned grid of the turn that reads more plausibly than
+/// `upright`, if any.
 ///
 /// To keep this cheap, the three turns are first judged on a sample of the digit cells only (in
 /// one batch, each cell's picture turned in place); the whole grid is read again only for the
@@ -21,7 +22,7 @@ pub fn read_turned(
     rectified: &Mat,
     quad: &Quad,
     upright: &GridReading,
-) -> Result<Option<(Quad, GridReading)>> {
+) -> Result<Option<(Quad, GridReading, Mat)>> {
     // OpenCV rotation, and which corner of the picture becomes the puzzle's top-left.
     const TURNS: [(i32, usize); 3] = [
         (core::ROTATE_90_CLOCKWISE, 3),
@@ -54,5 +55,5 @@ pub fn read_turned(
         return Ok(None);
     }
     let corners = Quad(std::array::from_fn(|i| quad.0[(i + first_corner) % 4]));
-    Ok(Some((corners, reading)))
+    Ok(Some((corners, reading, turned)))
 }

@@ -35,6 +35,26 @@ pub struct CellReading {
     pub as_clue: [f32; CLASSES],
 }
 
+impl CellReading {
+    /// The reading made less sure: every probability raised to `power` (below 1) and
+    /// normalised again, so that what it favours still leads, by less. For a cell whose view is
+    /// partly hidden, where the model is sure of what it cannot see.
+    pub fn tempered(&self, power: f32) -> CellReading {
+        let temper = |p: &[f32; CLASSES]| -> [f32; CLASSES] {
+            let raised: [f32; CLASSES] = std::array::from_fn(|d| p[d].max(1e-12).powf(power));
+            let sum: f32 = raised.iter().sum();
+            raised.map(|v| v / sum)
+        };
+        let probabilities = temper(&self.probabilities);
+        CellReading {
+            confidence: probabilities[self.digit as usize],
+            probabilities,
+            as_clue: temper(&self.as_clue),
+            ..*self
+        }
+    }
+}
+
 /// All 81 cells, row by row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GridReading(pub Vec<CellReading>);

@@ -1,0 +1,209 @@
+//! Cells hidden under something lying on the paper: a finger or a thumb holding the page, a
+//! pen. What shows of a digit under a fingertip can look like another digit, and the model is
+//! sure of it; but the printed lines vanish under the finger too, and they are known to be
+//! there. A cell whose lines are gone is read as unknown rather than as what shows.
+
+use opencv::core::Mat;
+
+use crate::error::Result;
+use crate::raster::GrayView;
+use crate::recognize::cells::CELL;
+
+/// A line stretch darker than the paper beside it by less than this share of what the grid's
+/// lines of its kind (cell or box lines) usually show is hidden.
+const HIDDEN_SHARE: f64 = 0.3;
+/// A hidden stretch is smooth: the gray across it and beside it deviates from its mean by
+/// less than this share of the usual line contrast (strokes of handwriting along a line are
+/// not smooth).
+const SMOOTH_SHARE: f64 = 0.15;
+/// Lines showing less contrast than this (gray levels) are too faint to tell hidden ones.
+const MIN_LINE_CONTRAST: f64 = 12.0;
+
+/// One stretch of an inner grid line between two neighbouring cells.
+#[derive(Debug, Clone, Copy)]
+struct Stretch {
+    /// The line's index, 1-8, across (horizontal) or down (vertical).
+    line: usize,
+    /// Which cell along the line, 0-8.
+    along: usize,
+    horizontal: bool,
+}
+
+impl Stretch {
+    fn all() -> impl Iterator<Item = Stretch> {
+        [true, false].into_iter().flat_map(|horizontal| {
+            (1..9).flat_map(move |line| {
+                (0..9).map(move |along| Stretch {
+                    line,
+                    along,
+                    horizontal,
+                })
+            })
+        })
+    }
+
+    fn is_box_line(&self) -> bool {
+        self.line % 3 == 0
+    }
+
+    /// The two cells (row-major indices) the stretch lies between.
+    fn cells(&self) -> [usize; 2] {
+        if self.horizontal {
+            [(self.line - 1) * 9 + self.along, self.line * 9 + self.along]
+        } else {
+            [self.along * 9 + self.line - 1, self.along * 9 + self.line]
+        }
+    }
+
+    /// How much the gray varies across the stretch and beside it: the mean absolute deviation
+    /// over the middle of the stretch. Smooth under a finger or in glare; not where strokes of
+    /// handwriting cross or run along the line.
+    fn texture(&self, grid: &GrayView) -> f64 {
+        let cell = CELL as usize;
+        let centre = self.line * cell;
+        let values: Vec<f64> = (self.along * cell + 6..(self.along + 1) * cell - 6)
+            .flat_map(|t| {
+                (-6isize..=5).map(move |offset| {
+                    let across = (centre as isize + offset) as usize;
+                    if self.horizontal {
+                        (t, across)
+                    } else {
+                        (across, t)
+                    }
+                })
+            })
+            .map(|(x, y)| grid.get(x, y) as f64)
+            .collect();
+        let mean = values.iter().sum::<f64>() / values.len() as f64;
+        values.iter().map(|v| (v - mean).abs()).sum::<f64>() / values.len() as f64
+    }
+
+    /// How much darker the line is than the paper on both sides of it: the median over the
+    /// middle of the stretch (away from the crossings, where other lines are).
+    fn contrast(&self, grid: &GrayView) -> f64 {
+        let cell = CELL as usize;
+        let centre = self.line * cell;
+        let mut values: Vec<f64> = (self.along * cell + 6..(self.along + 1) * cell - 6)
+            .map(|t| {
+                let at = |offset: isize| -> f64 {
+                    let across = (centre as isize + offset) as usize;
+                    let (x, y) = if self.horizontal {
+                        (t, across)
+                    } else {
+                        (across, t)
+                    };
+                    grid.get(x, y) as f64
+                };
+                let line = (-2..=1).map(at).fold(f64::MAX, f64::min);
+                // The lighter side: a digit touching the line darkens one side only.
+                let before = (at(-6) + at(-5)) / 2.0;
+                let after = (at(4) + at(5)) / 2.0;
+                before.min(after) - line
+            })
+            .collect();
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    }
+}
+
+/// Which of the 81 cells of a rectified grid (`cells::GRID` square, lines at the cells'
+/// edges) have a line beside them that is hidden where the grid's other lines show.
+pub fn hidden_cells(rectified: &Mat) -> Result<[bool; 81]> {
+    let grid = GrayView::new(rectified)?;
+    let stretches: Vec<(Stretch, f64)> = Stretch::all().map(|s| (s, s.contrast(&grid))).collect();
+    let usual = |box_line: bool| {
+        let mut c: Vec<f64> = stretches
+            .iter()
+            .filter(|(s, _)| s.is_box_line() == box_line)
+            .map(|&(_, c)| c)
+            .collect();
+        c.sort_by(f64::total_cmp);
+        c[c.len() / 2]
+    };
+    let (usual_cell, usual_box) = (usual(false), usual(true));
+    let mut hidden = [false; 81];
+    for (stretch, contrast) in &stretches {
+        let usual = if stretch.is_box_line() {
+            usual_box
+        } else {
+            usual_cell
+        };
+        if usual >= MIN_LINE_CONTRAST
+            && *contrast < HIDDEN_SHARE * usual
+            && stretch.texture(&grid) < SMOOTH_SHARE * usual
+        {
+            for cell in stretch.cells() {
+                hidden[cell] = true;
+            }
+        }
+    }
+    Ok(hidden)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recognize::cells::GRID;
+    use opencv::core::{CV_8UC1, Point, Rect, Scalar};
+    use opencv::imgproc;
+
+    /// A rectified grid: paper at 200, lines at the cells' edges (box lines thicker).
+    fn rectified_grid() -> Mat {
+        let mut grid =
+            Mat::new_rows_cols_with_default(GRID, GRID, CV_8UC1, Scalar::all(200.0)).unwrap();
+        for k in 1..9 {
+            let at = k * CELL;
+            let (from, width) = if k % 3 == 0 { (at - 2, 4) } else { (at - 1, 2) };
+            for rect in [
+                Rect::new(from, 0, width, GRID),
+                Rect::new(0, from, GRID, width),
+            ] {
+                imgproc::rectangle(&mut grid, rect, Scalar::all(60.0), -1, imgproc::LINE_8, 0)
+                    .unwrap();
+            }
+        }
+        grid
+    }
+
+    fn hidden_list(grid: &Mat) -> Vec<usize> {
+        let hidden = hidden_cells(grid).unwrap();
+        (0..81).filter(|&i| hidden[i]).collect()
+    }
+
+    #[test]
+    fn a_clean_grid_has_nothing_hidden() {
+        assert!(hidden_list(&rectified_grid()).is_empty());
+    }
+
+    #[test]
+    fn a_fingertip_over_a_cell_hides_the_line_beside_it() {
+        // A smooth fingertip from below over the middle of the bottom row's fifth cell (76),
+        // reaching over the line above it into cell 67.
+        let mut grid = rectified_grid();
+        let finger = Rect::new(4 * CELL + 6, 7 * CELL + 12, 20, 2 * CELL - 12);
+        imgproc::rectangle(
+            &mut grid,
+            finger,
+            Scalar::all(170.0),
+            -1,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        assert_eq!(hidden_list(&grid), vec![67, 76]);
+    }
+
+    #[test]
+    fn handwriting_along_a_line_is_no_finger() {
+        // Pen strokes running along both sides of the line between cells 67 and 76, as big
+        // handwriting does: the line is no darker than the ink beside it, but nothing smooth
+        // lies over it.
+        let mut grid = rectified_grid();
+        for offset in [-6, 4] {
+            let stroke = Rect::new(4 * CELL + 2, 8 * CELL + offset, CELL - 4, 2);
+            imgproc::rectangle(&mut grid, stroke, Scalar::all(60.0), -1, imgproc::LINE_8, 0)
+                .unwrap();
+        }
+        assert!(hidden_list(&grid).is_empty(), "{:?}", hidden_list(&grid));
+    }
+}
