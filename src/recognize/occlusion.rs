@@ -43,7 +43,7 @@ impl Stretch {
     }
 
     fn is_box_line(&self) -> bool {
-        self.line % 3 == 0
+        self.line.is_multiple_of(3)
     }
 
     /// The two cells (row-major indices) the stretch lies between.
@@ -144,7 +144,7 @@ pub fn hidden_cells(rectified: &Mat) -> Result<[bool; 81]> {
 mod tests {
     use super::*;
     use crate::recognize::cells::GRID;
-    use opencv::core::{CV_8UC1, Point, Rect, Scalar};
+    use opencv::core::{CV_8UC1, Rect, Scalar};
     use opencv::imgproc;
 
     /// A rectified grid: paper at 200, lines at the cells' edges (box lines thicker).
