@@ -378,6 +378,7 @@ mod tests {
             confidence: 0.6,
             probabilities,
             as_clue: probabilities,
+            hidden: false,
         };
         let mut cells = vec![doubtful; 81];
         cells[0].digit = solution.0[0];

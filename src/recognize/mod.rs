@@ -123,7 +123,7 @@ pub fn recognize(
 
 /// A cell beside a hidden stretch of line is read this much less surely (its probabilities
 /// raised to this power): what shows of a digit under a fingertip may be another digit.
-const HIDDEN_CELL_POWER: f32 = 0.3;
+pub const HIDDEN_CELL_POWER: f32 = 0.3;
 
 /// Reads the cells of a rectified grid, less surely where a line beside a cell is hidden
 /// ([`occlusion::hidden_cells`]).
@@ -136,7 +136,7 @@ fn read_visible(reader: &mut DigitReader, rectified: &Mat) -> Result<GridReading
     }
     for (cell, hidden) in reading.0.iter_mut().zip(hidden) {
         if hidden {
-            *cell = cell.tempered(HIDDEN_CELL_POWER);
+            *cell = cell.hidden(HIDDEN_CELL_POWER);
         }
     }
     Ok(reading)

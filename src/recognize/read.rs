@@ -33,13 +33,16 @@ pub struct CellReading {
     /// The cell as a printed clue: probability of each printed digit, and at 0 of no printed
     /// digit (empty or handwritten).
     pub as_clue: [f32; CLASSES],
+    /// Whether a grid line beside the cell was hidden (a finger, glare): what the model saw
+    /// may not be all of the cell, and the probabilities were made less sure.
+    pub hidden: bool,
 }
 
 impl CellReading {
-    /// The reading made less sure: every probability raised to `power` (below 1) and
-    /// normalised again, so that what it favours still leads, by less. For a cell whose view is
-    /// partly hidden, where the model is sure of what it cannot see.
-    pub fn tempered(&self, power: f32) -> CellReading {
+    /// The reading of a cell partly hidden, made less sure: every probability raised to
+    /// `power` (below 1) and normalised again, so that what it favours still leads, by less
+    /// (the model is sure of what it sees, not of what it cannot).
+    pub fn hidden(&self, power: f32) -> CellReading {
         let temper = |p: &[f32; CLASSES]| -> [f32; CLASSES] {
             let raised: [f32; CLASSES] = std::array::from_fn(|d| p[d].max(1e-12).powf(power));
             let sum: f32 = raised.iter().sum();
@@ -50,6 +53,7 @@ impl CellReading {
             confidence: probabilities[self.digit as usize],
             probabilities,
             as_clue: temper(&self.as_clue),
+            hidden: true,
             ..*self
         }
     }
@@ -227,6 +231,7 @@ fn reading_from_logits(logits: &[f32]) -> CellReading {
         confidence,
         probabilities,
         as_clue,
+        hidden: false,
     }
 }
 

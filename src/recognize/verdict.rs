@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use crate::grid::Grid;
+use crate::recognize::HIDDEN_CELL_POWER;
 use crate::recognize::decode::{Budget, Correction, Verdict, decode};
 use crate::recognize::read::{CLASSES, GridReading, argmax};
 use crate::solve::{SolveError, solve};
@@ -103,13 +104,23 @@ pub fn judge_picture(reading: &GridReading) -> Judged {
     judged
 }
 
+/// Which cells the decoder may change: any, or while part of the grid is hidden (a finger
+/// over it), the hidden cells only. A puzzle that needs a clue under the finger has more than
+/// one solution as seen, and some surely read clue elsewhere, changed, always makes it
+/// unique: that is the likeliest such change, not the finger's clue.
+fn open_to_correction(hidden: &[bool; 81]) -> impl Fn(usize) -> bool + '_ {
+    let any_hidden = hidden.contains(&true);
+    move |cell| !any_hidden || hidden[cell]
+}
+
 /// [`judge_picture`] taking the digits read as handwritten for what the model said.
 fn judge_printed(reading: &GridReading) -> Judged {
     let read = reading.printed();
+    let hidden = std::array::from_fn(|i| reading.0[i].hidden);
     let decoded = match decode(
         &read,
         &clue_log_likelihoods(reading),
-        |_| true,
+        open_to_correction(&hidden),
         Budget::PHOTO,
     ) {
         Verdict::Solved(d) => Some(d),
@@ -181,8 +192,11 @@ impl Evidence {
 /// The summed clue likelihoods of one grid over its last few readings.
 #[derive(Debug, Clone)]
 struct Sums {
-    recent: VecDeque<Vec<[f32; CLASSES]>>,
+    /// Per recent frame: each cell's clue log-likelihoods, and whether it was hidden.
+    recent: VecDeque<(Vec<[f32; CLASSES]>, [bool; 81])>,
     log_likelihood: [[f32; CLASSES]; 81],
+    /// Cells seen hidden in any frame read so far.
+    hidden: [bool; 81],
     frames: u32,
     stable_for: u32,
     last: Grid,
@@ -193,6 +207,7 @@ impl Default for Sums {
         Sums {
             recent: VecDeque::with_capacity(EVIDENCE_FRAMES + 1),
             log_likelihood: [[0.0; CLASSES]; 81],
+            hidden: [false; 81],
             frames: 0,
             stable_for: 0,
             last: Grid::EMPTY,
@@ -202,15 +217,28 @@ impl Default for Sums {
 
 impl Sums {
     fn add(&mut self, reading: &GridReading) {
-        self.recent.push_back(clue_log_likelihoods(reading));
+        let hidden = std::array::from_fn(|i| reading.0[i].hidden);
+        self.recent
+            .push_back((clue_log_likelihoods(reading), hidden));
         if self.recent.len() > EVIDENCE_FRAMES {
             self.recent.pop_front();
         }
+        // A cell once seen hidden is read as surely as a hidden one in every frame: a finger's
+        // edge is not seen in every frame, and the frames that miss it read the cell as what
+        // shows, surely.
+        for (ever, now) in self.hidden.iter_mut().zip(hidden) {
+            *ever |= now;
+        }
         self.log_likelihood = [[0.0; CLASSES]; 81];
-        for frame in &self.recent {
-            for (sum, cell) in self.log_likelihood.iter_mut().zip(frame) {
+        for (frame, hidden_then) in &self.recent {
+            for (i, (sum, cell)) in self.log_likelihood.iter_mut().zip(frame).enumerate() {
+                let weight = if self.hidden[i] && !hidden_then[i] {
+                    HIDDEN_CELL_POWER
+                } else {
+                    1.0
+                };
                 for (s, l) in sum.iter_mut().zip(cell) {
-                    *s += l.max(1e-6f32.ln());
+                    *s += weight * l.max(1e-6f32.ln());
                 }
             }
         }
@@ -276,7 +304,12 @@ fn judge_sums(evidence: &Sums) -> Option<Judged> {
         return None;
     }
     let clues = evidence.clues();
-    let verdict = decode(&clues, &evidence.log_likelihood, |_| true, Budget::FRAME);
+    let verdict = decode(
+        &clues,
+        &evidence.log_likelihood,
+        open_to_correction(&evidence.hidden),
+        Budget::FRAME,
+    );
     // Clues that solve as read need only the margin a photo asks of a change: the frames
     // agree on them, and no change is being made on doubtful evidence.
     let verdict = match verdict {
@@ -317,6 +350,30 @@ pub(crate) mod tests {
     use crate::recognize::read::CellReading;
 
     #[test]
+    fn a_cell_once_seen_hidden_is_read_less_surely_in_every_frame() {
+        let clues: Grid = PUZZLE.parse().unwrap();
+        let mut sums = Sums::default();
+        let mut first = reading_of(&clues, 0.99);
+        first.0[0] = first.0[0].hidden(HIDDEN_CELL_POWER);
+        sums.add(&first);
+        sums.add(&reading_of(&clues, 0.99));
+        let margin = |l: &[f32; CLASSES]| {
+            let mut sorted = *l;
+            sorted.sort_by(|a, b| b.total_cmp(a));
+            sorted[0] - sorted[1]
+        };
+        // Cell 0 was hidden in the first frame only: the second frame's sure reading of it
+        // counts for as little as the first's.
+        let sure = margin(&sums.log_likelihood[1]);
+        let hidden = margin(&sums.log_likelihood[0]);
+        assert!((hidden - HIDDEN_CELL_POWER * sure).abs() < 1e-3 * sure, "{hidden} vs {sure}");
+        // And only the hidden cell is open to correction.
+        let open = open_to_correction(&sums.hidden);
+        assert!(open(0) && !open(1) && !open(80));
+        assert!(open_to_correction(&[false; 81])(80));
+    }
+
+    #[test]
     fn statuses_follow_the_solver() {
         let puzzle: Grid =
             "000000010400000000020000000000050407008000300001090000300400200050100000000806000"
@@ -343,6 +400,7 @@ pub(crate) mod tests {
                         confidence: sureness,
                         probabilities: p,
                         as_clue: p,
+                        hidden: false,
                     }
                 })
                 .collect(),

@@ -430,6 +430,9 @@ pub enum Script {
     Pan,
     /// 10 s: one page, then another one laid in the same place.
     Swap,
+    /// 8 s: the page slides in held by a thumb over its bottom row, which lets go after 4 s:
+    /// the puzzle is first read with a clue or two under the thumb.
+    Thumb,
 }
 
 /// One simulated video.
@@ -453,11 +456,13 @@ impl Clip {
             Script::Handheld => 8.0,
             Script::Pan => 30.0,
             Script::Swap => 10.0,
+            Script::Thumb => 8.0,
         };
         let label = match script {
             Script::Handheld => "handheld",
             Script::Pan => "pan",
             Script::Swap => "swap",
+            Script::Thumb => "thumb",
         };
         let name = format!(
             "{label}:{}",
@@ -478,8 +483,8 @@ impl Clip {
     }
 }
 
-/// The clips over `pages`: one hand-held clip per page, a 30 s pan over every 8th, and swaps
-/// between neighbours.
+/// The clips over `pages`: one hand-held clip per page, a 30 s pan over every 8th, swaps
+/// between neighbours, and a page held by a thumb for every 4th.
 pub fn clips(pages: &[Page]) -> Vec<Clip> {
     let names: Vec<String> = pages.iter().map(|p| p.name.clone()).collect();
     let mut clips: Vec<Clip> = (0..pages.len())
@@ -495,6 +500,9 @@ pub fn clips(pages: &[Page]) -> Vec<Clip> {
             &names,
             200 + i as u64,
         ));
+    }
+    for i in (1..pages.len()).step_by(4) {
+        clips.push(Clip::new(Script::Thumb, vec![i], &names, 300 + i as u64));
     }
     clips
 }
@@ -674,7 +682,7 @@ impl<'a> Camera<'a> {
                 x += 0.12 * w * (0.3 * t).sin();
                 side *= 1.0 + 0.15 * (0.2 * t).sin();
             }
-            Script::Swap => {
+            Script::Swap | Script::Thumb => {
                 x -= 0.95 * w * (1.0 - smoothstep(t / 1.0));
             }
         }
@@ -701,6 +709,11 @@ impl<'a> Camera<'a> {
             Script::Handheld => (3.0, 4.5),
             Script::Pan => (19.0, 23.0),
             Script::Swap => (7.0, 8.0),
+            Script::Thumb => {
+                // Still, over the bottom row (its middle at 0.44), somewhere along it.
+                let along = (self.clip.seed % 7) as f64 / 6.0;
+                return (t < 4.0).then_some([-0.33 + 0.66 * along, 0.42]);
+            }
         };
         (t >= from && t < to).then(|| {
             let u = (t - from) / (to - from);
