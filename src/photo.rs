@@ -264,6 +264,9 @@ pub struct PuzzleReport {
     /// When solved: by how much (nats of log-likelihood) the next puzzle with one solution near
     /// the reading is less likely; at least this much.
     pub margin: Option<f32>,
+    /// Cells beside a grid line that something lies over (a finger, glare), as cell indices
+    /// 0-80: read less surely.
+    pub hidden: Vec<usize>,
 }
 
 impl From<&Puzzle> for PuzzleReport {
@@ -284,6 +287,7 @@ impl From<&Puzzle> for PuzzleReport {
             status: puzzle.status,
             corrected: puzzle.corrections.clone(),
             margin: puzzle.margin.map(|m| (m * 100.0).round() / 100.0),
+            hidden: (0..81).filter(|&i| puzzle.reading.0[i].hidden).collect(),
         }
     }
 }

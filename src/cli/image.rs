@@ -96,6 +96,17 @@ fn process(
     Ok(puzzle)
 }
 
+/// The hidden cells as rows and columns counted from 1 ("r9c5 r9c6"), if any.
+fn covered(hidden: &[usize]) -> Option<String> {
+    (!hidden.is_empty()).then(|| {
+        hidden
+            .iter()
+            .map(|i| format!("r{}c{}", i / 9 + 1, i % 9 + 1))
+            .collect::<Vec<_>>()
+            .join(" ")
+    })
+}
+
 fn human_line(report: &PhotoReport) -> String {
     match report {
         PhotoReport::Failed { file, error } => format!("{file}: error: {error}"),
@@ -105,7 +116,13 @@ fn human_line(report: &PhotoReport) -> String {
             puzzle: Some(p),
         } => match &p.solution {
             Some(solution) => format!("{file}: solved {solution} (clues {})", p.clues),
-            None => format!("{file}: {:?}, clues read {}", p.status, p.clues).to_lowercase(),
+            None => {
+                let line = format!("{file}: {:?}, clues read {}", p.status, p.clues).to_lowercase();
+                match covered(&p.hidden) {
+                    Some(cells) => format!("{line}; something lies over {cells}: uncover them"),
+                    None => line,
+                }
+            }
         },
     }
 }

@@ -366,7 +366,10 @@ pub(crate) mod tests {
         // counts for as little as the first's.
         let sure = margin(&sums.log_likelihood[1]);
         let hidden = margin(&sums.log_likelihood[0]);
-        assert!((hidden - HIDDEN_CELL_POWER * sure).abs() < 1e-3 * sure, "{hidden} vs {sure}");
+        assert!(
+            (hidden - HIDDEN_CELL_POWER * sure).abs() < 1e-3 * sure,
+            "{hidden} vs {sure}"
+        );
         // And only the hidden cell is open to correction.
         let open = open_to_correction(&sums.hidden);
         assert!(open(0) && !open(1) && !open(80));
