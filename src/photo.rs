@@ -238,7 +238,7 @@ pub fn annotate(image: &mut Mat, puzzle: &Puzzle) -> Result<()> {
 pub enum PhotoReport {
     Read {
         file: String,
-        puzzle: Option<PuzzleReport>,
+        puzzle: Option<Box<PuzzleReport>>,
     },
     Failed {
         file: String,

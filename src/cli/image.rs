@@ -44,7 +44,7 @@ pub fn run(args: &ImageArgs) -> anyhow::Result<ExitCode> {
         let report = match process(&mut pipeline, path, args.output.as_deref()) {
             Ok(puzzle) => PhotoReport::Read {
                 file,
-                puzzle: puzzle.as_ref().map(PuzzleReport::from),
+                puzzle: puzzle.as_ref().map(|p| Box::new(PuzzleReport::from(p))),
             },
             Err(err) => {
                 failed += 1;
