@@ -177,6 +177,11 @@ impl Evidence {
         self.printed.clues()
     }
 
+    /// Whether some cell was seen hidden (a finger over the paper) in the readings so far.
+    pub fn covered(&self) -> bool {
+        self.printed.hidden.contains(&true)
+    }
+
     /// Readings added so far.
     pub fn frames(&self) -> u32 {
         self.printed.frames
@@ -374,6 +379,13 @@ pub(crate) mod tests {
         let open = open_to_correction(&sums.hidden);
         assert!(open(0) && !open(1) && !open(80));
         assert!(open_to_correction(&[false; 81])(80));
+        // The live view says the grid is covered from the first hidden reading on.
+        let mut evidence = Evidence::new();
+        evidence.add(&reading_of(&clues, 0.99));
+        assert!(!evidence.covered());
+        evidence.add(&first);
+        evidence.add(&reading_of(&clues, 0.99));
+        assert!(evidence.covered());
     }
 
     #[test]

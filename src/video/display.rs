@@ -68,6 +68,8 @@ pub struct JsonPuzzle {
     /// Present exactly when the solution is drawn on the frame.
     pub solution: Option<String>,
     pub status: &'static str,
+    /// Whether something over the paper hides part of the grid while it is read.
+    pub covered: bool,
 }
 
 impl JsonFrame {
@@ -93,6 +95,7 @@ impl From<&PuzzleView> for JsonPuzzle {
                 .and_then(|k| k.solution)
                 .map(|s| s.to_string()),
             status: p.state.as_str(),
+            covered: p.covered,
         }
     }
 }

@@ -284,10 +284,13 @@ fn display_loop(
             if let Some(jsonl) = options.jsonl.as_mut() {
                 jsonl.write(&JsonFrame::new(frame.index, &view))?;
             }
-            let state = view
-                .puzzle
-                .as_ref()
-                .map_or("searching", |p| p.state.as_str());
+            let state = view.puzzle.as_ref().map_or("searching", |p| {
+                if p.covered {
+                    "reading (something covers the grid)"
+                } else {
+                    p.state.as_str()
+                }
+            });
             let latency = frame.captured.elapsed();
             if let Some(w) = window.as_mut()
                 && w.show(&frame.image, state, latency.as_secs_f64() * 1000.0)? == Request::Quit

@@ -87,6 +87,9 @@ pub struct PuzzleView {
     pub state: LiveState,
     /// Set exactly when the solution is to be drawn on this frame.
     pub solved: Option<Arc<Known>>,
+    /// Whether, while the puzzle is read, something over the paper (a finger) hides part of
+    /// the grid: the puzzle may not be read until it moves.
+    pub covered: bool,
 }
 
 /// Where a puzzle in view stands.
@@ -532,6 +535,7 @@ fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
             clues: evidence.clues(),
             state: LiveState::Reading,
             solved: None,
+            covered: evidence.covered(),
         },
         Identity::Known(known) => {
             let state = LiveState::of(known.status);
@@ -551,6 +555,7 @@ fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
                 clues: known.clues,
                 state,
                 solved,
+                covered: false,
             }
         }
     }
