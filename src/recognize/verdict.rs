@@ -116,7 +116,11 @@ fn open_to_correction(hidden: &[bool; 81]) -> impl Fn(usize) -> bool + '_ {
 /// [`judge_picture`] taking the digits read as handwritten for what the model said.
 fn judge_printed(reading: &GridReading) -> Judged {
     let read = reading.printed();
-    let hidden = std::array::from_fn(|i| reading.0[i].hidden);
+    let hidden: [bool; 81] = std::array::from_fn(|i| reading.0[i].hidden);
+    // Where something lies over the grid, the cells around it are read worse than the model
+    // knows (glare fades a digit next to the cells it hides): the reading must then be clearly
+    // ahead of any other puzzle, even when it solves as read.
+    let covered = hidden.contains(&true);
     let decoded = match decode(
         &read,
         &clue_log_likelihoods(reading),
@@ -124,7 +128,7 @@ fn judge_printed(reading: &GridReading) -> Judged {
         Budget::PHOTO,
     ) {
         Verdict::Solved(d) => Some(d),
-        Verdict::Uncertain(d) if d.corrections.is_empty() => Some(d),
+        Verdict::Uncertain(d) if d.corrections.is_empty() && !covered => Some(d),
         Verdict::Uncertain(d) => {
             tracing::debug!(corrections = ?d.corrections, margin = d.margin, "a correction was not clear enough");
             None
