@@ -6,7 +6,9 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use common::{FailedGrid, Score, evaluate, kubiesa_val, median, pipeline, wicht, wicht_held_out};
+use common::{
+    FailedGrid, Score, cover, evaluate, kubiesa_val, median, pipeline, wicht, wicht_held_out,
+};
 
 fn main() {
     let show_failures = std::env::args().any(|a| a == "--failures");
@@ -51,6 +53,23 @@ fn main() {
         "wicht all 160: grid found {}, read perfectly {}",
         all_wicht.found, all_wicht.perfect
     );
+
+    // Something over the grid (tests/common/cover.rs): the right solution, none, or a wrong
+    // one (the worst failure: wrong digits drawn).
+    let all: Vec<_> = wicht.iter().collect();
+    let finger = cover::solve_covered(&mut pipeline, &all, |image, corners, k| {
+        cover::with_finger(image, corners, [0.3, 0.4, 0.5, 0.6, 0.7][k % 5], 0.12, 0.07)
+    });
+    println!("{}", finger.summary("wicht, fingertip over the bottom row"));
+    let glare = cover::solve_covered(&mut pipeline, &all, |image, corners, k| {
+        // A spot somewhere inside the grid, from the photo's index.
+        let (u, v) = (
+            0.2 + 0.6 * ((k * 7) % 11) as f64 / 10.0,
+            0.2 + 0.6 * ((k * 3) % 7) as f64 / 6.0,
+        );
+        cover::with_glare(image, corners, u, v, (k * 37 % 180) as f64)
+    });
+    println!("{}", glare.summary("wicht, glare spot inside the grid"));
 
     // Time per stage, by picture size (Wicht: 640x480 and 1280x960 phones; Kubiesa: 1200x1600).
     let mut by_size: std::collections::BTreeMap<String, Vec<sudoku_ar::photo::StageTimes>> =

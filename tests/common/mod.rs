@@ -4,6 +4,7 @@
 
 pub mod camera;
 pub mod corrupt;
+pub mod cover;
 pub mod handheld;
 pub mod screens;
 pub mod videos;
