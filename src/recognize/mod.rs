@@ -96,7 +96,8 @@ pub fn recognize(
     };
     times.rectify = start.elapsed();
     let start = Instant::now();
-    let reading = read_visible(reader, &rectified)?;
+    let reading = reader.read_grid(cells::cell_batch(&rectified)?.view())?;
+    let reading = mark_hidden(reading, &rectified)?;
     let mut recognition = Recognition {
         quad,
         reading,
@@ -105,10 +106,10 @@ pub fn recognize(
     };
     if orientation == Orientation::Unknown
         && needs_turning(&recognition.reading)
-        && let Some((turned_quad, _, turned_grid)) =
+        && let Some((turned_quad, turned, turned_grid)) =
             orient::read_turned(reader, &rectified, &quad, &recognition.reading)?
     {
-        let turned = read_visible(reader, &turned_grid)?;
+        let turned = mark_hidden(turned, &turned_grid)?;
         tracing::debug!("grid is turned; reading it the right way up");
         recognition = Recognition {
             quad: turned_quad,
@@ -125,10 +126,9 @@ pub fn recognize(
 /// raised to this power): what shows of a digit under a fingertip may be another digit.
 pub const HIDDEN_CELL_POWER: f32 = 0.3;
 
-/// Reads the cells of a rectified grid, less surely where a line beside a cell is hidden
+/// The reading of a rectified grid made less sure where a line beside a cell is hidden
 /// ([`occlusion::hidden_cells`]).
-fn read_visible(reader: &mut DigitReader, rectified: &Mat) -> Result<GridReading> {
-    let mut reading = reader.read_grid(cells::cell_batch(rectified)?.view())?;
+fn mark_hidden(mut reading: GridReading, rectified: &Mat) -> Result<GridReading> {
     let hidden = occlusion::hidden_cells(rectified)?;
     if hidden.contains(&true) {
         let cells: Vec<usize> = (0..81).filter(|&i| hidden[i]).collect();

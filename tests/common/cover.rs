@@ -99,19 +99,24 @@ pub fn with_glare(image: &Mat, corners: &Quad, u: f64, v: f64, angle: f64) -> Ma
     image
         .convert_to(&mut picture, core::CV_32FC3, 1.0, 0.0)
         .unwrap();
-    // picture * (1 - w) + 250 * w
-    let mut kept = Mat::default();
-    let mut ones =
-        Mat::new_size_with_default(image.size().unwrap(), core::CV_32FC3, Scalar::all(1.0))
-            .unwrap();
-    let mut rest = Mat::default();
-    core::subtract(&ones, &weights, &mut rest, &core::no_array(), -1).unwrap();
-    core::multiply(&picture, &rest, &mut kept, 1.0, -1).unwrap();
-    let mut light = Mat::default();
-    core::multiply(&weights, &Scalar::all(250.0), &mut light, 1.0, -1).unwrap();
-    core::add(&kept, &light, &mut ones, &core::no_array(), -1).unwrap();
+    // Towards white by the spot's weight: picture + w * (250 - picture).
+    let mut towards_white = Mat::default();
+    core::subtract(
+        &Scalar::all(250.0),
+        &picture,
+        &mut towards_white,
+        &core::no_array(),
+        -1,
+    )
+    .unwrap();
+    let mut lift = Mat::default();
+    core::multiply(&weights, &towards_white, &mut lift, 1.0, -1).unwrap();
+    let mut glared = Mat::default();
+    core::add(&picture, &lift, &mut glared, &core::no_array(), -1).unwrap();
     let mut out = Mat::default();
-    ones.convert_to(&mut out, core::CV_8UC3, 1.0, 0.0).unwrap();
+    glared
+        .convert_to(&mut out, core::CV_8UC3, 1.0, 0.0)
+        .unwrap();
     out
 }
 
