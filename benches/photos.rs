@@ -3,11 +3,15 @@
 //! why: corner error, the digit read and the runner-up; the rectified grids with the misread
 //! cells outlined go to `target/photo-failures/`).
 
+use opencv::core::Mat;
+use sudoku_ar::geometry::Quad;
+
 #[path = "../tests/common/mod.rs"]
 mod common;
 
 use common::{
-    FailedGrid, Score, cover, evaluate, kubiesa_val, median, pipeline, wicht, wicht_held_out,
+    FailedGrid, Sample, Score, cover, evaluate, kubiesa_val, median, pipeline, wicht,
+    wicht_held_out,
 };
 
 fn main() {
@@ -61,15 +65,25 @@ fn main() {
         cover::with_finger(image, corners, [0.3, 0.4, 0.5, 0.6, 0.7][k % 5], 0.12, 0.07)
     });
     println!("{}", finger.summary("wicht, fingertip over the bottom row"));
-    let glare = cover::solve_covered(&mut pipeline, &all, |image, corners, k| {
-        // A spot somewhere inside the grid, from the photo's index.
-        let (u, v) = (
-            0.2 + 0.6 * ((k * 7) % 11) as f64 / 10.0,
-            0.2 + 0.6 * ((k * 3) % 7) as f64 / 6.0,
-        );
-        cover::with_glare(image, corners, u, v, (k * 37 % 180) as f64)
-    });
-    println!("{}", glare.summary("wicht, glare spot inside the grid"));
+    // A spot somewhere inside the grid, placed from the photo's index; two placements each,
+    // so that a change is not tuned to one.
+    for (name, (a, b, turn)) in [
+        ("wicht, glare spot inside the grid", (7, 3, 37)),
+        ("wicht, glare spot elsewhere", (4, 5, 71)),
+    ] {
+        let spot = |image: &Mat, corners: &Quad, k: usize| {
+            let (u, v) = (
+                0.2 + 0.6 * ((k * a) % 11) as f64 / 10.0,
+                0.2 + 0.6 * ((k * b) % 7) as f64 / 6.0,
+            );
+            cover::with_glare(image, corners, u, v, (k * turn % 180) as f64)
+        };
+        let glare = cover::solve_covered(&mut pipeline, &all, spot);
+        println!("{}", glare.summary(name));
+        if show_failures {
+            save_wrong(&all, &glare.wrong, spot);
+        }
+    }
 
     // Time per stage, by picture size (Wicht: 640x480 and 1280x960 phones; Kubiesa: 1200x1600).
     let mut by_size: std::collections::BTreeMap<String, Vec<sudoku_ar::photo::StageTimes>> =
@@ -142,4 +156,39 @@ fn save_failed_grid(failed: &FailedGrid) -> opencv::Result<()> {
         &Vector::new(),
     )?;
     Ok(())
+}
+
+/// Writes each covered photo that got a wrong solution to target/photo-failures, as covered.
+fn save_wrong(samples: &[&Sample], wrong: &[String], cover: impl Fn(&Mat, &Quad, usize) -> Mat) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/photo-failures");
+    for (k, sample) in samples.iter().enumerate() {
+        let name = sample.path.display().to_string();
+        let (true, Some(corners)) = (wrong.contains(&name), sample.corners) else {
+            continue;
+        };
+        let Ok(image) = sudoku_ar::photo::load_image(&sample.path) else {
+            continue;
+        };
+        let stem = sample
+            .path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy();
+        let path = dir.join(format!("covered-{stem}.png"));
+        let written = std::fs::create_dir_all(&dir).is_ok()
+            && opencv::imgcodecs::imwrite(
+                path.to_str().unwrap_or_default(),
+                &cover(&image, &corners, k),
+                &opencv::core::Vector::new(),
+            )
+            .unwrap_or(false);
+        println!(
+            "    {name}: {}",
+            if written {
+                path.display().to_string()
+            } else {
+                "(not written)".into()
+            }
+        );
+    }
 }

@@ -9,6 +9,7 @@ use opencv::core::Vector;
 use opencv::imgcodecs;
 use sudoku_ar::photo::{self, PhotoPipeline, PhotoReport, Puzzle, PuzzleReport, StageTimes};
 use sudoku_ar::recognize::read::DigitReader;
+use sudoku_ar::recognize::verdict::Status;
 
 #[derive(clap::Args, Debug)]
 pub struct ImageArgs {
@@ -120,6 +121,9 @@ fn human_line(report: &PhotoReport) -> String {
                 let line = format!("{file}: {:?}, clues read {}", p.status, p.clues).to_lowercase();
                 match covered(&p.hidden) {
                     Some(cells) => format!("{line}; something lies over {cells}: uncover them"),
+                    None if p.status == Status::Unsure => {
+                        format!("{line}; a clue could be read another way: take a sharper photo")
+                    }
                     None => line,
                 }
             }

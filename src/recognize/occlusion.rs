@@ -16,8 +16,9 @@ const HIDDEN_SHARE: f64 = 0.3;
 /// less than this share of the usual line contrast (strokes of handwriting along a line are
 /// not smooth).
 const SMOOTH_SHARE: f64 = 0.15;
-/// Lines showing less contrast than this (gray levels) are too faint to tell hidden ones.
-const MIN_LINE_CONTRAST: f64 = 12.0;
+/// Lines darker than the paper by less than this share of its brightness are too faint to
+/// tell hidden ones (12 gray levels on white paper).
+const MIN_LINE_CONTRAST: f64 = 0.05;
 
 /// One stretch of an inner grid line between two neighbouring cells.
 #[derive(Debug, Clone, Copy)]
@@ -56,7 +57,7 @@ impl Stretch {
     }
 
     /// How much the gray varies across the stretch and beside it: the mean absolute deviation
-    /// over the middle of the stretch. Smooth under a finger or in glare; not where strokes of
+    /// over the middle of the stretch, as a share of its mean (as [`Stretch::contrast`]). Smooth under a finger or in glare; not where strokes of
     /// handwriting cross or run along the line.
     fn texture(&self, grid: &GrayView) -> f64 {
         let cell = CELL as usize;
@@ -75,11 +76,15 @@ impl Stretch {
             .map(|(x, y)| grid.get(x, y) as f64)
             .collect();
         let mean = values.iter().sum::<f64>() / values.len() as f64;
-        values.iter().map(|v| (v - mean).abs()).sum::<f64>() / values.len() as f64
+        let deviation = values.iter().map(|v| (v - mean).abs()).sum::<f64>() / values.len() as f64;
+        deviation / mean.max(1.0)
     }
 
-    /// How much darker the line is than the paper on both sides of it: the median over the
-    /// middle of the stretch (away from the crossings, where other lines are).
+    /// How much darker the line is than the paper on both sides of it, as a share of the
+    /// paper's brightness: the median over the middle of the stretch (away from the crossings,
+    /// where other lines are). A share, because a shadow dims lines and paper alike (image209:
+    /// lines in its dim corner show a quarter of the usual gray levels, a normal share), while
+    /// glare lifts the paper and washes the line out, and a finger shows no line at all.
     fn contrast(&self, grid: &GrayView) -> f64 {
         let cell = CELL as usize;
         let centre = self.line * cell;
@@ -98,7 +103,8 @@ impl Stretch {
                 // The lighter side: a digit touching the line darkens one side only.
                 let before = (at(-6) + at(-5)) / 2.0;
                 let after = (at(4) + at(5)) / 2.0;
-                before.min(after) - line
+                let paper = before.min(after);
+                (paper - line) / paper.max(1.0)
             })
             .collect();
         values.sort_by(f64::total_cmp);
@@ -146,6 +152,7 @@ mod tests {
     use crate::recognize::cells::GRID;
     use opencv::core::{CV_8UC1, Rect, Scalar};
     use opencv::imgproc;
+    use opencv::prelude::*;
 
     /// A rectified grid: paper at 200, lines at the cells' edges (box lines thicker).
     fn rectified_grid() -> Mat {
@@ -191,6 +198,36 @@ mod tests {
         )
         .unwrap();
         assert_eq!(hidden_list(&grid), vec![67, 76]);
+    }
+
+    #[test]
+    fn a_shadow_over_a_corner_hides_nothing() {
+        // The bottom-left box in a shadow at a quarter of the light (image209's dim corner):
+        // lines and paper darken together, the lines there show a quarter of the usual gray
+        // levels.
+        let mut grid = rectified_grid();
+        let mut corner = Mat::roi_mut(
+            &mut grid,
+            Rect::new(0, 6 * CELL - 6, 3 * CELL + 6, 3 * CELL + 6),
+        )
+        .unwrap();
+        let mut dimmed = Mat::default();
+        corner.convert_to(&mut dimmed, -1, 0.25, 0.0).unwrap();
+        dimmed.copy_to(&mut corner).unwrap();
+        assert!(hidden_list(&grid).is_empty(), "{:?}", hidden_list(&grid));
+    }
+
+    #[test]
+    fn a_glare_spot_hides_the_lines_it_washes_out() {
+        // The paper lifted to white and the lines with it, over the line between cells 40 and
+        // 41, keeping 15% of the line's contrast.
+        let mut grid = rectified_grid();
+        let spot = Rect::new(4 * CELL + 18, 4 * CELL + 6, 28, CELL - 12);
+        let mut washed = Mat::roi_mut(&mut grid, spot).unwrap();
+        let mut lifted = Mat::default();
+        washed.convert_to(&mut lifted, -1, 0.15, 215.0).unwrap();
+        lifted.copy_to(&mut washed).unwrap();
+        assert_eq!(hidden_list(&grid), vec![40, 41]);
     }
 
     #[test]

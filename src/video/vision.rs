@@ -117,6 +117,7 @@ impl LiveState {
             Status::Solved => LiveState::Solved,
             Status::Invalid | Status::Unsolvable => LiveState::Unsolvable,
             Status::Multiple => LiveState::Multiple,
+            Status::Unsure => LiveState::Reading,
         }
     }
 }
