@@ -65,18 +65,17 @@ fn main() {
         cover::with_finger(image, corners, [0.3, 0.4, 0.5, 0.6, 0.7][k % 5], 0.12, 0.07)
     });
     println!("{}", finger.summary("wicht, fingertip over the bottom row"));
-    // A spot somewhere inside the grid, placed from the photo's index; two placements each,
-    // so that a change is not tuned to one.
-    for (name, (a, b, turn)) in [
-        ("wicht, glare spot inside the grid", (7, 3, 37)),
-        ("wicht, glare spot elsewhere", (4, 5, 71)),
-    ] {
+    // A spot somewhere inside the grid, in two sets of places.
+    for (set, name) in [
+        "wicht, glare spot inside the grid",
+        "wicht, glare spot elsewhere",
+    ]
+    .into_iter()
+    .enumerate()
+    {
         let spot = |image: &Mat, corners: &Quad, k: usize| {
-            let (u, v) = (
-                0.2 + 0.6 * ((k * a) % 11) as f64 / 10.0,
-                0.2 + 0.6 * ((k * b) % 7) as f64 / 6.0,
-            );
-            cover::with_glare(image, corners, u, v, (k * turn % 180) as f64)
+            let (u, v, angle) = cover::glare_place(set, k);
+            cover::with_glare(image, corners, u, v, angle)
         };
         let glare = cover::solve_covered(&mut pipeline, &all, spot);
         println!("{}", glare.summary(name));

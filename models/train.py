@@ -102,10 +102,17 @@ def jitter(corners, rng, amount):
 # ---------------------------------------------------------------------------------------------
 class Faces:
     """What the digits of one kind of grid are drawn with: printed font files, handwriting font
-    files, and MNIST handwriting (images [N, 28, 28], white on black, and their digits)."""
+    files, MNIST handwriting (images [N, 28, 28], white on black, and their digits), and the
+    pen colours handwriting is drawn in (None: all of PENS, down to light grey pencil)."""
 
-    def __init__(self, printed, handwritten, mnist):
+    def __init__(self, printed, handwritten, mnist, pens=None):
         self.printed, self.handwritten, self.mnist = printed, handwritten, mnist
+        self.pens = pens or PENS
+
+
+# Ink of handwritten entries: blue, black, grey, red pens and pencils down to a light grey.
+PENS = [(20, 30, 120), (25, 25, 25), (90, 90, 95), (120, 30, 30), (150, 150, 150), (170, 165, 160), (60, 60, 180)]
+DARK_PENS = PENS[:4] + PENS[6:]
 
 
 def font_files():
@@ -211,10 +218,10 @@ def synthetic_grid(rng, faces):
     font = rng.choice(faces.printed)
     clue_colour = ink if rng.random() < 0.8 else tuple(int(v) for v in rng.choice([(200, 30, 30), (30, 60, 170), (60, 60, 60)]))
     hand_font = rng.choice(faces.handwritten) if faces.handwritten else None
-    pen = tuple(int(v) for v in rng.choice([(20, 30, 120), (25, 25, 25), (90, 90, 95), (120, 30, 30), (150, 150, 150), (170, 165, 160), (60, 60, 180)]))
+    pen = tuple(int(v) for v in rng.choice(faces.pens))
     labels = []
     p_clue = rng.uniform(0.2, 0.5)
-    p_hand = rng.uniform(0, 0.6) if rng.random() < 0.4 and hand_font else 0.0
+    p_hand = rng.uniform(0, 0.6) if rng.random() < 0.4 and (hand_font or faces.mnist is not None) else 0.0
     p_pencil = rng.uniform(0, 0.5) if rng.random() < 0.3 else 0.0
     for r in range(9):
         for c in range(9):
@@ -224,7 +231,7 @@ def synthetic_grid(rng, faces):
                 d = rng.randint(1, 9)
                 draw_digit(draw, font, d, box, clue_colour, rng, (0.5, 0.85))
             elif u < p_clue + p_hand * (1 - p_clue):
-                if faces.mnist is not None and rng.random() < 0.5:
+                if faces.mnist is not None and (hand_font is None or rng.random() < 0.5):
                     d = draw_mnist(page, faces.mnist, box, pen, rng)
                 else:
                     d = rng.randint(1, 9)
@@ -534,11 +541,62 @@ def motion_kernel(gen, size=9):
     return k / k.sum()
 
 
+def glare(batch, y, gen):
+    """A soft white spot (glare off glossy paper or a screen) over some cells, washing part of the
+    cell out towards white. Returns the cells and how surely each can still be read: a digit that
+    lost much of its ink under the spot is no longer sure (an 8 with its top right washed out looks
+    like a 6), so its target is spread over all classes by that much (see `set_loss`). Empty cells
+    stay surely empty."""
+    n = batch.shape[0]
+    sure = torch.ones(n)
+    hit = torch.rand(n, generator=gen) < 0.12
+    m = int(hit.sum())
+    if m == 0:
+        return batch, sure
+    yy, xx = torch.meshgrid(torch.linspace(-1, 1, CELL), torch.linspace(-1, 1, CELL), indexing="ij")
+    centre = (torch.rand(m, 2, 1, 1, generator=gen) - 0.5) * 3.6
+    radius = 0.5 + 1.3 * torch.rand(m, 2, 1, 1, generator=gen)
+    angle = torch.rand(m, 1, 1, generator=gen) * math.pi
+    dx, dy = xx - centre[:, 0], yy - centre[:, 1]
+    u = (dx * torch.cos(angle) + dy * torch.sin(angle)) / radius[:, 0]
+    v = (-dx * torch.sin(angle) + dy * torch.cos(angle)) / radius[:, 1]
+    peak = 1.0 + 0.8 * torch.rand(m, 1, 1, generator=gen)
+    w = (peak * torch.exp(-(u * u + v * v))).clamp(max=1.0)[:, None]
+    sub = batch[hit]
+    paper = sub.flatten(1).quantile(0.9, dim=1)[:, None, None, None]
+    white = 235 + 20 * torch.rand(m, 1, 1, 1, generator=gen)
+    batch[hit] = sub + w * (white.maximum(paper) - sub)
+    # Ink of the digit only: the middle of the cell, away from the grid lines at its edges.
+    inner = slice(CELL // 6, CELL - CELL // 6)
+    middle = sub[:, :, inner, inner]
+    dark = middle.flatten(1).quantile(0.03, dim=1)[:, None, None, None]
+    # Strokes: well below the paper (not a shadow or a gradient across the cell).
+    ink = (paper - middle - 0.4 * (paper - dark)).clamp(min=0)
+    # A stroke under a weaker part of the spot is only fainter (read like faded ink); one where the
+    # spot is nearly white is gone.
+    gone = ((w[:, :, inner, inner] - 0.75) / 0.2).clamp(0, 1)
+    lost = (ink * gone).flatten(1).sum(1) / ink.flatten(1).sum(1).clamp(min=1e-3)
+    sure[hit] = torch.where((y[hit] == 0) | (y[hit] == EITHER), torch.ones(m), ((0.7 - lost) / 0.5).clamp(0, 1))
+    return batch, sure
+
+
+def elastic_field(m, gen, strength):
+    """[m, 32, 32, 2] smooth random displacements (normalised coordinates): the wobble of one
+    person's hand against another's."""
+    field = torch.rand(m, 2, CELL, CELL, generator=gen) * 2 - 1
+    for _ in range(3):
+        field = F.avg_pool2d(field, 7, 1, 3, count_include_pad=False)
+    field = field / field.flatten(1).abs().amax(1).clamp(min=1e-6)[:, None, None, None]
+    return (field * strength).permute(0, 2, 3, 1)
+
+
 def augment(batch, y, gen):
     """On the fly: motion blur (a camera on the move, as in live video); faded ink on digit cells
     (light pencil handwriting must still read as a digit, while the faint bleed-through in
-    Kubiesa's blank cells stays empty); a shadow edge across the cell; shifts, scale, rotation and
-    shear (corner error, slanted handwriting); light on dark; contrast and brightness."""
+    Kubiesa's blank cells stays empty); a shadow edge across the cell; glare; shifts, scale,
+    rotation and shear (corner error, slanted handwriting); an elastic wobble of handwritten
+    digits (other writers); light on dark; contrast and brightness. Returns the cells and how
+    surely each can be read (below 1 under glare)."""
     n = batch.shape[0]
     batch = batch.clone()
     blurred = torch.rand(n, generator=gen) < 0.15
@@ -563,6 +621,7 @@ def augment(batch, y, gen):
         soft = F.avg_pool2d(side[:, None], 3, 1, 1, count_include_pad=False)
         depth = 0.35 + 0.45 * torch.rand(m, 1, 1, 1, generator=gen)
         batch[shaded] = batch[shaded] * (1 - (1 - depth) * soft)
+    batch, sure = glare(batch, y, gen)
     # Light digits on a dark cell: a selected cell in an app, a dark-mode grid read the wrong way.
     inverted = torch.rand(n, generator=gen) < 0.1
     batch[inverted] = 255 - batch[inverted]
@@ -576,9 +635,14 @@ def augment(batch, y, gen):
     theta[:, 1, 1] = s * torch.cos(a)
     theta[:, :, 2] = (torch.rand(n, 2, generator=gen) - 0.5) * 0.4  # up to 10% of a cell
     grid = F.affine_grid(theta, batch.shape, align_corners=False)
+    written = ((y > HANDWRITTEN) & (y < EITHER)) | (y > EITHER)
+    wobbly = written & (torch.rand(n, generator=gen) < 0.6)
+    if wobbly.any():
+        strength = 0.04 + 0.08 * torch.rand(int(wobbly.sum()), 1, 1, 1, generator=gen)
+        grid[wobbly] = grid[wobbly] + elastic_field(int(wobbly.sum()), gen, strength)
     out = F.grid_sample(batch, grid, padding_mode="border", align_corners=False)
     gain = 0.5 + torch.rand(n, 1, 1, 1, generator=gen)
-    return (out - 128) * gain + 128 + (torch.rand(n, 1, 1, 1, generator=gen) - 0.5) * 60
+    return (out - 128) * gain + 128 + (torch.rand(n, 1, 1, 1, generator=gen) - 0.5) * 60, sure
 
 
 def allowed_classes(y):
@@ -593,11 +657,31 @@ def allowed_classes(y):
     return mask
 
 
-def set_loss(logits, y, smoothing=0.05):
-    """Cross-entropy where a label may accept several classes (their probabilities add up)."""
+def set_loss(logits, y, sure=None, smoothing=0.05):
+    """Cross-entropy where a label may accept several classes (their probabilities add up). A
+    cell read less `sure`ly (0-1) has its target spread by that much over what it might be: no
+    digit or any digit of its own style (a washed-out print is no handwriting)."""
     log_p = F.log_softmax(logits, dim=1)
     target = torch.logsumexp(log_p.masked_fill(~allowed_classes(y), float("-inf")), dim=1)
-    return (-(1 - smoothing) * target - smoothing * log_p.mean(dim=1)).mean()
+    loss = -(1 - smoothing) * target - smoothing * log_p.mean(dim=1)
+    if sure is not None:
+        spread = (1 - smoothing) * (1 - sure)
+        loss = loss + spread * (target - (log_p * style_group(y)).sum(1) / style_group(y).sum(1))
+    return loss.mean()
+
+
+def style_group(y):
+    """[N, CLASSES] float mask: empty and the digits of the label's style (both styles when the
+    label does not say)."""
+    group = torch.zeros(len(y), CLASSES)
+    group[:, 0] = 1
+    printed = y <= HANDWRITTEN
+    written = (y > HANDWRITTEN) & (y < EITHER)
+    either = y >= EITHER
+    group[printed.nonzero().flatten(), 1 : HANDWRITTEN + 1] = 1
+    group[written.nonzero().flatten(), HANDWRITTEN + 1 :] = 1
+    group[either.nonzero().flatten(), 1:] = 1
+    return group
 
 
 def digit_of(classes):
@@ -619,10 +703,12 @@ def heldout_report(model, fonts, mnist_heldout, seed):
     held-out handwriting (fonts and MNIST writers' digits) on paper."""
     printed = Faces(fonts["print-heldout"], [], None)
     hand = Faces(fonts["print-heldout"], fonts["hand-heldout"], mnist_heldout)
+    inked = Faces(fonts["print-heldout"], [], mnist_heldout, DARK_PENS)
     for name, faces, render, count in [
         ("screens, held-out fonts", printed, synthetic_screen, 300),
         ("paper, held-out fonts", printed, synthetic_grid, 150),
         ("paper, held-out handwriting", hand, synthetic_grid, 300),
+        ("paper, held-out MNIST writers in pen", inked, synthetic_grid, 300),
     ]:
         x, y = synthetic_cells(count, seed + 1000, faces, render)
         x_t = torch.from_numpy(x.astype(np.float32)).unsqueeze(1)
@@ -687,8 +773,8 @@ def main():
         total = 0.0
         for i in range(0, len(x), 256):
             idx = perm[i : i + 256]
-            xb = augment(x[idx], y[idx], gen)
-            loss = set_loss(model(xb), y[idx])
+            xb, sure = augment(x[idx], y[idx], gen)
+            loss = set_loss(model(xb), y[idx], sure)
             opt.zero_grad()
             loss.backward()
             opt.step()

@@ -3,15 +3,19 @@
 //! sure of it; but the printed lines vanish under the finger too, and they are known to be
 //! there. A cell whose lines are gone is read as unknown rather than as what shows.
 
+use std::ops::Range;
+
 use opencv::core::Mat;
 
 use crate::error::Result;
 use crate::raster::GrayView;
 use crate::recognize::cells::CELL;
 
-/// A line stretch darker than the paper beside it by less than this share of what the grid's
-/// lines of its kind (cell or box lines) usually show is hidden.
-const HIDDEN_SHARE: f64 = 0.3;
+/// A line stretch (or half of one) darker than the paper beside it by less than this share of
+/// what the grid's lines of its kind (cell or box lines) usually show is hidden. Under a finger
+/// or a glare spot a line shows next to nothing; lines in a dim, unevenly printed corner
+/// (image209) show a quarter to a third of the usual.
+const HIDDEN_SHARE: f64 = 0.2;
 /// A hidden stretch is smooth: the gray across it and beside it deviates from its mean by
 /// less than this share of the usual line contrast (strokes of handwriting along a line are
 /// not smooth).
@@ -56,13 +60,25 @@ impl Stretch {
         }
     }
 
-    /// How much the gray varies across the stretch and beside it: the mean absolute deviation
-    /// over the middle of the stretch, as a share of its mean (as [`Stretch::contrast`]). Smooth under a finger or in glare; not where strokes of
-    /// handwriting cross or run along the line.
-    fn texture(&self, grid: &GrayView) -> f64 {
-        let cell = CELL as usize;
-        let centre = self.line * cell;
-        let values: Vec<f64> = (self.along * cell + 6..(self.along + 1) * cell - 6)
+    /// The middle of the stretch, away from the crossings where other lines are (positions
+    /// along the line), and its two halves: a glare spot or a fingertip's edge may wash out
+    /// half a stretch only.
+    fn spans(&self) -> [Range<usize>; 3] {
+        let start = self.along * CELL as usize;
+        let (from, mid, to) = (
+            start + 6,
+            start + CELL as usize / 2,
+            start + CELL as usize - 6,
+        );
+        [from..to, from..mid, mid..to]
+    }
+
+    /// How much the gray varies across `span` of the stretch and beside it: the mean absolute
+    /// deviation, as a share of the mean (as [`Stretch::contrast`]). Smooth under a finger or
+    /// in glare; not where strokes of handwriting cross or run along the line.
+    fn texture(&self, grid: &GrayView, span: Range<usize>) -> f64 {
+        let centre = self.line * CELL as usize;
+        let values: Vec<f64> = span
             .flat_map(|t| {
                 (-6isize..=5).map(move |offset| {
                     let across = (centre as isize + offset) as usize;
@@ -81,14 +97,12 @@ impl Stretch {
     }
 
     /// How much darker the line is than the paper on both sides of it, as a share of the
-    /// paper's brightness: the median over the middle of the stretch (away from the crossings,
-    /// where other lines are). A share, because a shadow dims lines and paper alike (image209:
+    /// paper's brightness: the median over `span` of the stretch. A share, because a shadow dims lines and paper alike (image209:
     /// lines in its dim corner show a quarter of the usual gray levels, a normal share), while
     /// glare lifts the paper and washes the line out, and a finger shows no line at all.
-    fn contrast(&self, grid: &GrayView) -> f64 {
-        let cell = CELL as usize;
-        let centre = self.line * cell;
-        let mut values: Vec<f64> = (self.along * cell + 6..(self.along + 1) * cell - 6)
+    fn contrast(&self, grid: &GrayView, span: Range<usize>) -> f64 {
+        let centre = self.line * CELL as usize;
+        let mut values: Vec<f64> = span
             .map(|t| {
                 let at = |offset: isize| -> f64 {
                     let across = (centre as isize + offset) as usize;
@@ -116,7 +130,9 @@ impl Stretch {
 /// edges) have a line beside them that is hidden where the grid's other lines show.
 pub fn hidden_cells(rectified: &Mat) -> Result<[bool; 81]> {
     let grid = GrayView::new(rectified)?;
-    let stretches: Vec<(Stretch, f64)> = Stretch::all().map(|s| (s, s.contrast(&grid))).collect();
+    let stretches: Vec<(Stretch, f64)> = Stretch::all()
+        .map(|s| (s, s.contrast(&grid, s.spans()[0].clone())))
+        .collect();
     let usual = |box_line: bool| {
         let mut c: Vec<f64> = stretches
             .iter()
@@ -128,16 +144,17 @@ pub fn hidden_cells(rectified: &Mat) -> Result<[bool; 81]> {
     };
     let (usual_cell, usual_box) = (usual(false), usual(true));
     let mut hidden = [false; 81];
-    for (stretch, contrast) in &stretches {
+    for (stretch, _) in &stretches {
         let usual = if stretch.is_box_line() {
             usual_box
         } else {
             usual_cell
         };
-        if usual >= MIN_LINE_CONTRAST
-            && *contrast < HIDDEN_SHARE * usual
-            && stretch.texture(&grid) < SMOOTH_SHARE * usual
-        {
+        let washed_out = |span: &Range<usize>| {
+            stretch.contrast(&grid, span.clone()) < HIDDEN_SHARE * usual
+                && stretch.texture(&grid, span.clone()) < SMOOTH_SHARE * usual
+        };
+        if usual >= MIN_LINE_CONTRAST && stretch.spans().iter().any(washed_out) {
             for cell in stretch.cells() {
                 hidden[cell] = true;
             }

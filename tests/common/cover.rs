@@ -53,6 +53,17 @@ pub fn with_finger(image: &Mat, corners: &Quad, at: f64, reach: f64, width: f64)
     picture
 }
 
+/// Places for a glare spot, from a photo's index: two sets, so that a change is not tuned to
+/// one. Returns (u, v, angle) for [`with_glare`].
+pub fn glare_place(set: usize, k: usize) -> (f64, f64, f64) {
+    let (a, b, turn) = [(7, 3, 37), (4, 5, 71)][set % 2];
+    (
+        0.2 + 0.6 * ((k * a) % 11) as f64 / 10.0,
+        0.2 + 0.6 * ((k * b) % 7) as f64 / 6.0,
+        (k * turn % 180) as f64,
+    )
+}
+
 /// The photo with a glare spot (a soft white ellipse, a quarter of the grid's side long) at
 /// `(u, v)` of the grid (0-1 each way), turned by `angle` degrees.
 pub fn with_glare(image: &Mat, corners: &Quad, u: f64, v: f64, angle: f64) -> Mat {
