@@ -28,6 +28,9 @@ use crate::video::track::{self, Alignment, Anchor, TrackFrame};
 const RECHECK_EVERY: u32 = 15;
 /// More confidently different cells than this means the puzzle in view is another one.
 const REPLACED_CELLS: usize = 8;
+/// A reading confirming where a puzzle recognised from one reading is may confidently differ
+/// from it in this many cells at most (a smudge, an entry taken for print).
+const STILL_SHOWS_DIFFERING: usize = 2;
 /// A grid read this many times without any verdict is searched for again.
 const GIVE_UP_READING: u32 = 2 * MAX_READING_FRAMES;
 /// A grid being read without a verdict is searched for again every this many frames.
@@ -393,7 +396,17 @@ impl Vision {
         let agrees = recognition.quad.max_corner_distance(&quad) <= CONFIRM_CELLS * cell;
         // The printed lines are the absolute truth of where the grid is: where they were
         // followed (or the grid was turned), the track and its anchor start again from them.
-        if (recognition.on_lines || recognition.turned)
+        // Except while something lies over the grid and they disagree with the track: where a
+        // glare spot or a finger hides a line, it can be followed onto the strokes beside it
+        // (a glare spot drifting over image36's page put the drawn grid 4% of its side off),
+        // and a grid just found may be outlined off. Neither is trusted then: nothing is
+        // drawn until a reading's lines agree with the track again.
+        let covered = recognition.reading.0.iter().any(|cell| cell.hidden);
+        let doubtful = covered && recognition.on_lines && !agrees;
+        if doubtful {
+            tracing::debug!("lines beside something over the grid disagree with the track");
+            track.confirmed = false;
+        } else if (recognition.on_lines || recognition.turned)
             && let Some(h) = Homography::from_quads(&Quad::UNIT, &recognition.quad)
         {
             track.image_from_grid = h;
@@ -407,7 +420,15 @@ impl Vision {
         match &mut track.identity {
             Identity::Known(known) => {
                 track.since_check = 0;
-                track.confirmed |= agrees && !recognition.turned;
+                // The confirming reading must show the puzzle: a grid found again a cell off
+                // (glare over image42 broke its outline) is read a cell off, and its lines agree
+                // with the outline they were followed from.
+                // And its lines must have been followed: a reading cut by the outline's corners
+                // puts the grid nowhere new (image42, found again 0.9 cell off beside glare).
+                track.confirmed |= agrees
+                    && recognition.on_lines
+                    && !recognition.turned
+                    && still_shows(known, &reading);
                 if known.solution.is_none() {
                     // Unsolved: perhaps misread; read it again rather than hold on to that.
                     let mut evidence = Evidence::new();
@@ -453,7 +474,7 @@ impl Vision {
                     }
                     track.identity = Identity::Known(known);
                     track.since_check = 0;
-                    track.confirmed = true;
+                    track.confirmed = !doubtful;
                     times.solve = Some(start.elapsed());
                 }
             }
@@ -516,7 +537,20 @@ fn shows_clues(known: &Known, reading: &GridReading) -> bool {
 
 /// Whether more than a few cells confidently read other clues than `known`'s.
 fn shows_other_clues(known: &Known, reading: &GridReading) -> bool {
-    let differing = reading
+    differing(known, reading) > REPLACED_CELLS
+}
+
+/// Whether hardly any cell confidently reads another clue than `known`'s, whichever way its
+/// handwritten-looking digits are taken; unsure cells do not count (glare, a finger).
+fn still_shows(known: &Known, reading: &GridReading) -> bool {
+    differing(known, reading) <= STILL_SHOWS_DIFFERING
+        || (reading.has_handwriting()
+            && differing(known, &reading.all_printed()) <= STILL_SHOWS_DIFFERING)
+}
+
+/// Cells that confidently read another clue than `known`'s.
+fn differing(known: &Known, reading: &GridReading) -> usize {
+    reading
         .0
         .iter()
         .zip(known.clues.0)
@@ -524,8 +558,7 @@ fn shows_other_clues(known: &Known, reading: &GridReading) -> bool {
             let best = argmax(&r.as_clue);
             best != *expected as usize && r.as_clue[best] >= SURE
         })
-        .count();
-    differing > REPLACED_CELLS
+        .count()
 }
 
 fn view_of(track: &Track, gray: &Mat) -> PuzzleView {

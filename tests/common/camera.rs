@@ -433,6 +433,9 @@ pub enum Script {
     /// 8 s: the page slides in held by a thumb over its bottom row, which lets go after 4 s:
     /// the puzzle is first read with a clue or two under the thumb.
     Thumb,
+    /// 8 s: the page slides in under a lamp whose reflection, a glare spot, stays where it is
+    /// in the picture while the page wobbles under it, and drifts across the grid.
+    Glare,
 }
 
 /// One simulated video.
@@ -456,13 +459,14 @@ impl Clip {
             Script::Handheld => 8.0,
             Script::Pan => 30.0,
             Script::Swap => 10.0,
-            Script::Thumb => 8.0,
+            Script::Thumb | Script::Glare => 8.0,
         };
         let label = match script {
             Script::Handheld => "handheld",
             Script::Pan => "pan",
             Script::Swap => "swap",
             Script::Thumb => "thumb",
+            Script::Glare => "glare",
         };
         let name = format!(
             "{label}:{}",
@@ -503,6 +507,9 @@ pub fn clips(pages: &[Page]) -> Vec<Clip> {
     }
     for i in (1..pages.len()).step_by(4) {
         clips.push(Clip::new(Script::Thumb, vec![i], &names, 300 + i as u64));
+    }
+    for i in (2..pages.len()).step_by(4) {
+        clips.push(Clip::new(Script::Glare, vec![i], &names, 400 + i as u64));
     }
     clips
 }
@@ -661,7 +668,7 @@ impl<'a> Camera<'a> {
     /// The grid's pose at `t` seconds.
     fn pose(&self, t: f64) -> Pose {
         let (w, h) = (self.clip.size.width as f64, self.clip.size.height as f64);
-        let base_side = 0.62 * h;
+        let base_side = self.base_side();
         let mut x = 0.5 * w + 0.05 * w * self.wobble(0, t);
         let mut y = 0.5 * h + 0.05 * h * self.wobble(1, t);
         let mut side = base_side * (1.0 + 0.08 * self.wobble(2, t));
@@ -682,7 +689,7 @@ impl<'a> Camera<'a> {
                 x += 0.12 * w * (0.3 * t).sin();
                 side *= 1.0 + 0.15 * (0.2 * t).sin();
             }
-            Script::Swap | Script::Thumb => {
+            Script::Swap | Script::Thumb | Script::Glare => {
                 x -= 0.95 * w * (1.0 - smoothstep(t / 1.0));
             }
         }
@@ -703,12 +710,33 @@ impl<'a> Camera<'a> {
         }
     }
 
+    /// The grid's side in pixels before the hand's wobble.
+    fn base_side(&self) -> f64 {
+        0.62 * self.clip.size.height as f64
+    }
+
+    /// Where the lamp's reflection is at `t` (picture pixels) and how it is turned (degrees):
+    /// near the middle of the picture, drifting slowly so that it passes over different cells.
+    fn glare(&self, t: f64) -> Option<([f64; 2], f64)> {
+        if self.clip.script != Script::Glare {
+            return None;
+        }
+        let (w, h) = (self.clip.size.width as f64, self.clip.size.height as f64);
+        let phase = (self.clip.seed % 13) as f64;
+        let centre = [
+            0.5 * w + 0.2 * h * (0.45 * t + phase).sin(),
+            0.5 * h + 0.15 * h * (0.3 * t + 1.7 * phase).cos(),
+        ];
+        Some((centre, 20.0 * phase))
+    }
+
     /// Whether a finger is over the paper at `t`, and where its tip is (grid coordinates).
     fn finger(&self, t: f64) -> Option<[f64; 2]> {
         let (from, to) = match self.clip.script {
             Script::Handheld => (3.0, 4.5),
             Script::Pan => (19.0, 23.0),
             Script::Swap => (7.0, 8.0),
+            Script::Glare => return None,
             Script::Thumb => {
                 // Still, over the bottom row (its middle at 0.44), somewhere along it.
                 let along = (self.clip.seed % 7) as f64 / 6.0;
@@ -748,6 +776,9 @@ impl<'a> Camera<'a> {
         let after = self.pose(t + 0.25 / FPS).centre;
         motion_blur(&mut frame, [after[0] - before[0], after[1] - before[1]])?;
         self.light(&mut frame, t, i)?;
+        if let Some((centre, angle)) = self.glare(t) {
+            frame = super::cover::glare_spot(&frame, centre, self.base_side(), angle);
+        }
         let corners = Quad(
             [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]].map(|p| frame_from_grid.apply(p)),
         );
