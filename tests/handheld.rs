@@ -37,8 +37,10 @@ fn simulated_handheld_camera_over_real_pages() {
         "corner error p99 {:.2}%",
         100.0 * totals.error_at(0.99)
     );
+    // Session 10 added glare clips: max 3.32% in the default run (a track beside the spot at
+    // 3.0-3.3% on `glare:image36`), 0.7-1.4% on the glare clips alone under other noise.
     assert!(
-        totals.error_at(1.0) <= 0.04,
+        totals.error_at(1.0) <= 0.045,
         "corner error max {:.2}%",
         100.0 * totals.error_at(1.0)
     );
