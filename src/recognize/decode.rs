@@ -276,8 +276,8 @@ fn options(
             continue;
         }
         let top = l[base.0[cell] as usize];
-        for class in 0..CLASSES {
-            let cost = (top - l[class]).max(0.0);
+        for (class, &likelihood) in l.iter().enumerate() {
+            let cost = (top - likelihood).max(0.0);
             if class == base.0[cell] as usize {
                 continue;
             }

@@ -337,7 +337,7 @@ pub fn grid_score(gray: &Mat, quad: &Quad, look: Look) -> Result<f64> {
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     // Every box line must be there. A 3x3 table with no cell lines is no Sudoku, nor is part
     // of a grid cut off six rows down, whose rows miss the ninths one way.
-    let is_box_line = |i: usize| (i % 8 + 1) % 3 == 0;
+    let is_box_line = |i: usize| (i % 8 + 1).is_multiple_of(3);
     let weakest_box = (0..16)
         .filter(|&i| is_box_line(i))
         .map(|i| lines[i])
