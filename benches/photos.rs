@@ -61,9 +61,7 @@ fn main() {
     // Something over the grid (tests/common/cover.rs): the right solution, none, or a wrong
     // one (the worst failure: wrong digits drawn).
     let all: Vec<_> = wicht.iter().collect();
-    let finger = cover::solve_covered(&mut pipeline, &all, |image, corners, k| {
-        cover::with_finger(image, corners, [0.3, 0.4, 0.5, 0.6, 0.7][k % 5], 0.12, 0.07)
-    });
+    let finger = cover::solve_covered(&mut pipeline, &all, cover::finger_placed);
     println!("{}", finger.summary("wicht, fingertip over the bottom row"));
     // A spot somewhere inside the grid, in two sets of places.
     for (set, name) in [
@@ -73,10 +71,8 @@ fn main() {
     .into_iter()
     .enumerate()
     {
-        let spot = |image: &Mat, corners: &Quad, k: usize| {
-            let (u, v, angle) = cover::glare_place(set, k);
-            cover::with_glare(image, corners, u, v, angle)
-        };
+        let spot =
+            |image: &Mat, corners: &Quad, k: usize| cover::glare_placed(set, image, corners, k);
         let glare = cover::solve_covered(&mut pipeline, &all, spot);
         println!("{}", glare.summary(name));
         if show_failures {

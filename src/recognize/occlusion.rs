@@ -73,23 +73,23 @@ impl Stretch {
         [from..to, from..mid, mid..to]
     }
 
+    /// The gray at position `t` along the line, `offset` pixels across it.
+    fn gray(&self, grid: &GrayView, t: usize, offset: isize) -> f64 {
+        let across = (self.line * CELL as usize) as isize + offset;
+        let (x, y) = if self.horizontal {
+            (t, across as usize)
+        } else {
+            (across as usize, t)
+        };
+        grid.get(x, y) as f64
+    }
+
     /// How much the gray varies across `span` of the stretch and beside it: the mean absolute
     /// deviation, as a share of the mean (as [`Stretch::contrast`]). Smooth under a finger or
     /// in glare; not where strokes of handwriting cross or run along the line.
     fn texture(&self, grid: &GrayView, span: Range<usize>) -> f64 {
-        let centre = self.line * CELL as usize;
         let values: Vec<f64> = span
-            .flat_map(|t| {
-                (-6isize..=5).map(move |offset| {
-                    let across = (centre as isize + offset) as usize;
-                    if self.horizontal {
-                        (t, across)
-                    } else {
-                        (across, t)
-                    }
-                })
-            })
-            .map(|(x, y)| grid.get(x, y) as f64)
+            .flat_map(|t| (-6isize..=5).map(move |offset| self.gray(grid, t, offset)))
             .collect();
         let mean = values.iter().sum::<f64>() / values.len() as f64;
         let deviation = values.iter().map(|v| (v - mean).abs()).sum::<f64>() / values.len() as f64;
@@ -97,22 +97,14 @@ impl Stretch {
     }
 
     /// How much darker the line is than the paper on both sides of it, as a share of the
-    /// paper's brightness: the median over `span` of the stretch. A share, because a shadow dims lines and paper alike (image209:
-    /// lines in its dim corner show a quarter of the usual gray levels, a normal share), while
-    /// glare lifts the paper and washes the line out, and a finger shows no line at all.
+    /// paper's brightness: the median over `span` of the stretch. A share, because a shadow
+    /// dims lines and paper alike (image209: lines in its dim corner show a quarter of the
+    /// usual gray levels, a normal share), while glare lifts the paper and washes the line out,
+    /// and a finger shows no line at all.
     fn contrast(&self, grid: &GrayView, span: Range<usize>) -> f64 {
-        let centre = self.line * CELL as usize;
         let mut values: Vec<f64> = span
             .map(|t| {
-                let at = |offset: isize| -> f64 {
-                    let across = (centre as isize + offset) as usize;
-                    let (x, y) = if self.horizontal {
-                        (t, across)
-                    } else {
-                        (across, t)
-                    };
-                    grid.get(x, y) as f64
-                };
+                let at = |offset: isize| self.gray(grid, t, offset);
                 let line = (-2..=1).map(at).fold(f64::MAX, f64::min);
                 // The lighter side: a digit touching the line darkens one side only.
                 let before = (at(-6) + at(-5)) / 2.0;
@@ -130,6 +122,7 @@ impl Stretch {
 /// edges) have a line beside them that is hidden where the grid's other lines show.
 pub fn hidden_cells(rectified: &Mat) -> Result<[bool; 81]> {
     let grid = GrayView::new(rectified)?;
+    // Each stretch's contrast over its middle; its halves' only when looked at.
     let stretches: Vec<(Stretch, f64)> = Stretch::all()
         .map(|s| (s, s.contrast(&grid, s.spans()[0].clone())))
         .collect();
@@ -144,17 +137,24 @@ pub fn hidden_cells(rectified: &Mat) -> Result<[bool; 81]> {
     };
     let (usual_cell, usual_box) = (usual(false), usual(true));
     let mut hidden = [false; 81];
-    for (stretch, _) in &stretches {
+    for &(stretch, middle_contrast) in &stretches {
         let usual = if stretch.is_box_line() {
             usual_box
         } else {
             usual_cell
         };
-        let washed_out = |span: &Range<usize>| {
-            stretch.contrast(&grid, span.clone()) < HIDDEN_SHARE * usual
-                && stretch.texture(&grid, span.clone()) < SMOOTH_SHARE * usual
+        if usual < MIN_LINE_CONTRAST {
+            continue;
+        }
+        let washed_out = |contrast: f64, span: Range<usize>| {
+            contrast < HIDDEN_SHARE * usual && stretch.texture(&grid, span) < SMOOTH_SHARE * usual
         };
-        if usual >= MIN_LINE_CONTRAST && stretch.spans().iter().any(washed_out) {
+        let [middle, first_half, second_half] = stretch.spans();
+        let hidden_here = washed_out(middle_contrast, middle)
+            || [first_half, second_half]
+                .into_iter()
+                .any(|half| washed_out(stretch.contrast(&grid, half.clone()), half));
+        if hidden_here {
             for cell in stretch.cells() {
                 hidden[cell] = true;
             }

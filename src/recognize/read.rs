@@ -92,6 +92,11 @@ impl GridReading {
         self.grid_of(|r| if r.handwritten { r.digit } else { 0 })
     }
 
+    /// Which cells were read beside a hidden stretch of grid line ([`CellReading::hidden`]).
+    pub fn hidden(&self) -> [bool; 81] {
+        std::array::from_fn(|i| self.0.get(i).is_some_and(|cell| cell.hidden))
+    }
+
     /// Whether any digit was read as handwritten.
     pub fn has_handwriting(&self) -> bool {
         self.0.iter().any(|r| r.handwritten)

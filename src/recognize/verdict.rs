@@ -119,7 +119,7 @@ fn open_to_correction(hidden: &[bool; 81]) -> impl Fn(usize) -> bool + '_ {
 /// [`judge_picture`] taking the digits read as handwritten for what the model said.
 fn judge_printed(reading: &GridReading) -> Judged {
     let read = reading.printed();
-    let hidden: [bool; 81] = std::array::from_fn(|i| reading.0[i].hidden);
+    let hidden = reading.hidden();
     // Where something lies over the grid, the cells around it are read worse than the model
     // knows (glare fades a digit next to the cells it hides): the reading must then be clearly
     // ahead of any other puzzle, even when it solves as read.
@@ -237,7 +237,7 @@ impl Default for Sums {
 
 impl Sums {
     fn add(&mut self, reading: &GridReading) {
-        let hidden = std::array::from_fn(|i| reading.0[i].hidden);
+        let hidden = reading.hidden();
         self.recent
             .push_back((clue_log_likelihoods(reading), hidden));
         if self.recent.len() > EVIDENCE_FRAMES {

@@ -401,7 +401,7 @@ impl Vision {
         // (a glare spot drifting over image36's page put the drawn grid 4% of its side off),
         // and a grid just found may be outlined off. Neither is trusted then: nothing is
         // drawn until a reading's lines agree with the track again.
-        let covered = recognition.reading.0.iter().any(|cell| cell.hidden);
+        let covered = recognition.reading.hidden().contains(&true);
         let doubtful = covered && recognition.on_lines && !agrees;
         if doubtful {
             tracing::debug!("lines beside something over the grid disagree with the track");
@@ -420,11 +420,10 @@ impl Vision {
         match &mut track.identity {
             Identity::Known(known) => {
                 track.since_check = 0;
-                // The confirming reading must show the puzzle: a grid found again a cell off
-                // (glare over image42 broke its outline) is read a cell off, and its lines agree
-                // with the outline they were followed from.
-                // And its lines must have been followed: a reading cut by the outline's corners
-                // puts the grid nowhere new (image42, found again 0.9 cell off beside glare).
+                // A confirming reading must have its lines followed (a reading cut by the
+                // outline's corners puts the grid nowhere new) and show the puzzle: glare over
+                // image42 broke its outline, the grid was found again 0.9 cell off, and read
+                // there it confirmed itself.
                 track.confirmed |= agrees
                     && recognition.on_lines
                     && !recognition.turned

@@ -53,15 +53,18 @@ pub fn with_finger(image: &Mat, corners: &Quad, at: f64, reach: f64, width: f64)
     picture
 }
 
-/// Places for a glare spot, from a photo's index: two sets, so that a change is not tuned to
-/// one. Returns (u, v, angle) for [`with_glare`].
-pub fn glare_place(set: usize, k: usize) -> (f64, f64, f64) {
+/// The `k`th photo with a fingertip over the bottom row, at one of five places along it.
+pub fn finger_placed(image: &Mat, corners: &Quad, k: usize) -> Mat {
+    with_finger(image, corners, [0.3, 0.4, 0.5, 0.6, 0.7][k % 5], 0.12, 0.07)
+}
+
+/// The `k`th photo with a glare spot somewhere inside the grid, placed from `k` in one of two
+/// sets of places (`set`), so that a change is not tuned to one.
+pub fn glare_placed(set: usize, image: &Mat, corners: &Quad, k: usize) -> Mat {
     let (a, b, turn) = [(7, 3, 37), (4, 5, 71)][set % 2];
-    (
-        0.2 + 0.6 * ((k * a) % 11) as f64 / 10.0,
-        0.2 + 0.6 * ((k * b) % 7) as f64 / 6.0,
-        (k * turn % 180) as f64,
-    )
+    let u = 0.2 + 0.6 * ((k * a) % 11) as f64 / 10.0;
+    let v = 0.2 + 0.6 * ((k * b) % 7) as f64 / 6.0;
+    with_glare(image, corners, u, v, (k * turn % 180) as f64)
 }
 
 /// The photo with a glare spot (a soft white ellipse, a quarter of the grid's side long) at
@@ -158,6 +161,18 @@ pub struct Outcomes {
 }
 
 impl Outcomes {
+    /// Asserts that no photo got a wrong solution and at least `share` (numerator,
+    /// denominator) of them the right one.
+    pub fn assert_never_wrong(&self, share: (usize, usize)) {
+        assert!(self.wrong.is_empty(), "wrong solutions: {:?}", self.wrong);
+        assert!(
+            self.right * share.1 >= self.photos * share.0,
+            "only {} of {} solved",
+            self.right,
+            self.photos
+        );
+    }
+
     pub fn summary(&self, name: &str) -> String {
         format!(
             "{name}: {} photos, right solution {}, none {}, wrong {} {:?}",
