@@ -44,12 +44,17 @@ pub struct Puzzle {
 
 impl Puzzle {
     fn new(quad: Quad, reading: GridReading, judged: Judged) -> Puzzle {
-        let mut entries = reading.handwritten();
-        // A cell judged a printed clue (corrected into one, or read as handwriting but needed
-        // as a clue for the puzzle to have one solution) is no entry.
-        for (entry, &clue) in entries.0.iter_mut().zip(&judged.clues.0) {
-            if clue != 0 {
-                *entry = 0;
+        // A digit in a cell that is not a clue is somebody's entry: one read as handwritten,
+        // and also one read surely as a digit whose style the reader could not settle (a thin
+        // written 7 taken for print and for writing about equally, so that the decoder left it
+        // out of the clues), which would otherwise be neither, and have the solution drawn
+        // over it. A cell judged a printed clue (corrected into one, or read as handwriting but
+        // needed as a clue for the puzzle to have one solution) is no entry.
+        const SURE_DIGIT: f32 = 0.9;
+        let mut entries = Grid::EMPTY;
+        for ((entry, r), &clue) in entries.0.iter_mut().zip(&reading.0).zip(&judged.clues.0) {
+            if clue == 0 && (r.handwritten || r.confidence >= SURE_DIGIT) {
+                *entry = r.digit;
             }
         }
         let Judged {
@@ -391,6 +396,47 @@ mod tests {
             ..puzzle
         };
         assert_eq!(puzzle.wrong_entries(), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn a_digit_read_surely_but_neither_clearly_printed_nor_written_is_an_entry() {
+        use crate::recognize::read::CLASSES;
+        let cell = |digit: u8, confidence: f32, printed_share: f32| {
+            let mut probabilities = [0.0; CLASSES];
+            probabilities[digit as usize] = confidence;
+            probabilities[0] += 1.0 - confidence;
+            // As a clue: the printed part of the digit, the rest "no clue".
+            let mut as_clue = [0.0; CLASSES];
+            as_clue[digit as usize] = confidence * printed_share;
+            as_clue[0] = 1.0 - as_clue[digit as usize];
+            CellReading {
+                digit,
+                handwritten: false,
+                confidence,
+                probabilities,
+                as_clue,
+                hidden: false,
+            }
+        };
+        let mut cells = vec![cell(0, 1.0, 1.0); 81];
+        cells[5] = cell(7, 0.96, 0.5); // a thin written 7, style unsettled: left out of the clues
+        cells[6] = cell(3, 0.6, 0.5); // a smudge that may be a 3: no entry
+        cells[7] = cell(4, 0.99, 1.0); // a printed clue
+        let mut clues = Grid::EMPTY;
+        clues.0[7] = 4;
+        let judged = Judged {
+            clues,
+            solution: None,
+            status: Status::Multiple,
+            corrections: Vec::new(),
+            margin: None,
+        };
+        let puzzle = Puzzle::new(Quad::UNIT, GridReading(cells), judged);
+        let entries: Vec<(usize, u8)> = (0..81)
+            .filter(|&i| puzzle.entries.0[i] != 0)
+            .map(|i| (i, puzzle.entries.0[i]))
+            .collect();
+        assert_eq!(entries, vec![(5, 7)]);
     }
 
     #[test]
