@@ -116,6 +116,28 @@ fn open_to_correction(hidden: &[bool; 81]) -> impl Fn(usize) -> bool + '_ {
     move |cell| !any_hidden || hidden[cell]
 }
 
+/// A cell read this unsurely stays open to correction in a photo also while part of the grid
+/// is hidden: only surely read cells are held as they are.
+const UNSURE_CELL: f32 = 0.5;
+
+/// [`open_to_correction`] for one picture's reading: the hidden cells and, while any are, also
+/// the cells read unsurely. Held as read, a faint speck taken for a written 2 (image1045 under
+/// a glare spot, read at 0.22) became a clue that, with a faded clue beside the spot lost,
+/// made one puzzle, the wrong one, while its being empty was as likely.
+fn open_in_picture<'a>(
+    hidden: &'a [bool; 81],
+    reading: &'a GridReading,
+) -> impl Fn(usize) -> bool + 'a {
+    let by_hidden = open_to_correction(hidden);
+    move |cell| {
+        by_hidden(cell)
+            || reading
+                .0
+                .get(cell)
+                .is_some_and(|r| r.confidence < UNSURE_CELL)
+    }
+}
+
 /// [`judge_picture`] taking the digits read as handwritten for what the model said.
 fn judge_printed(reading: &GridReading) -> Judged {
     let read = reading.printed();
@@ -127,7 +149,7 @@ fn judge_printed(reading: &GridReading) -> Judged {
     let decoded = match decode(
         &read,
         &clue_log_likelihoods(reading),
-        open_to_correction(&hidden),
+        open_in_picture(&hidden, reading),
         Budget::PHOTO,
     ) {
         Verdict::Solved(d) => Some(d),
@@ -544,6 +566,31 @@ pub(crate) mod tests {
         assert_eq!((judged.status, judged.clues), (Status::Solved, clues));
         // Beside a finger or glare the cell may show only part of a digit: draw nothing.
         reading.0[55].hidden = true;
+        let judged = judge_picture(&reading);
+        assert_eq!((judged.status, judged.solution), (Status::Unsure, None));
+    }
+
+    #[test]
+    fn a_faint_mark_away_from_something_over_the_grid_is_no_sure_clue() {
+        // Cell 55 read as a 7 at 30% (a speck), empty and a 3 close behind: taken as a clue,
+        // the 7 gives one solution, and so would a 3.
+        let mut clues: Grid = SEVENTEEN_LESS_ONE.parse().unwrap();
+        clues.0[55] = 7;
+        let mut reading = reading_of(&clues, 0.99);
+        reading.0[80].hidden = true; // a glare spot elsewhere
+        let judged = judge_picture(&reading);
+        assert_eq!(
+            (judged.status, judged.clues),
+            (Status::Solved, clues),
+            "read surely, it stands"
+        );
+        let speck = &mut reading.0[55];
+        speck.probabilities = [0.2 / 6.0; CLASSES];
+        speck.probabilities[0] = 0.28;
+        speck.probabilities[3] = 0.22;
+        speck.probabilities[7] = 0.3;
+        speck.as_clue = speck.probabilities;
+        speck.confidence = 0.3;
         let judged = judge_picture(&reading);
         assert_eq!((judged.status, judged.solution), (Status::Unsure, None));
     }
