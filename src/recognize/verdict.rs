@@ -108,35 +108,23 @@ pub fn judge_picture(reading: &GridReading) -> Judged {
 }
 
 /// Which cells the decoder may change: any, or while part of the grid is hidden (a finger
-/// over it), the hidden cells only. A puzzle that needs a clue under the finger has more than
-/// one solution as seen, and some surely read clue elsewhere, changed, always makes it
-/// unique: that is the likeliest such change, not the finger's clue.
-fn open_to_correction(hidden: &[bool; 81]) -> impl Fn(usize) -> bool + '_ {
-    let any_hidden = hidden.contains(&true);
-    move |cell| !any_hidden || hidden[cell]
-}
-
-/// A cell read this unsurely stays open to correction in a photo also while part of the grid
-/// is hidden: only surely read cells are held as they are.
-const UNSURE_CELL: f32 = 0.5;
-
-/// [`open_to_correction`] for one picture's reading: the hidden cells and, while any are, also
-/// the cells read unsurely. Held as read, a faint speck taken for a written 2 (image1045 under
-/// a glare spot, read at 0.22) became a clue that, with a faded clue beside the spot lost,
-/// made one puzzle, the wrong one, while its being empty was as likely.
-fn open_in_picture<'a>(
+/// over it), the hidden cells and those read unsurely. A puzzle that needs a clue under the
+/// finger has more than one solution as seen, and some surely read clue elsewhere, changed,
+/// always makes it unique: that is the likeliest such change, not the finger's clue. But a cell
+/// read unsurely is not held as read: a faint speck taken for a written 2 (image1045 under a
+/// glare spot, read at 0.22), held as a clue while a faded clue beside the spot was lost, made
+/// one puzzle, the wrong one, though its being empty was as likely.
+fn open_to_correction<'a>(
     hidden: &'a [bool; 81],
-    reading: &'a GridReading,
+    unsure: impl Fn(usize) -> bool + 'a,
 ) -> impl Fn(usize) -> bool + 'a {
-    let by_hidden = open_to_correction(hidden);
-    move |cell| {
-        by_hidden(cell)
-            || reading
-                .0
-                .get(cell)
-                .is_some_and(|r| r.confidence < UNSURE_CELL)
-    }
+    let any_hidden = hidden.contains(&true);
+    move |cell| !any_hidden || hidden[cell] || unsure(cell)
 }
+
+/// A cell whose likeliest reading is less sure than this stays open to correction also while
+/// part of the grid is hidden.
+const UNSURE_CELL: f32 = 0.5;
 
 /// [`judge_picture`] taking the digits read as handwritten for what the model said.
 fn judge_printed(reading: &GridReading) -> Judged {
@@ -149,7 +137,12 @@ fn judge_printed(reading: &GridReading) -> Judged {
     let decoded = match decode(
         &read,
         &clue_log_likelihoods(reading),
-        open_in_picture(&hidden, reading),
+        open_to_correction(&hidden, |cell| {
+            reading
+                .0
+                .get(cell)
+                .is_some_and(|r| r.confidence < UNSURE_CELL)
+        }),
         Budget::PHOTO,
     ) {
         Verdict::Solved(d) => Some(d),
@@ -305,13 +298,14 @@ impl Sums {
 
     /// The probability of the likeliest class in the least sure cell.
     fn least_sure(&self) -> f32 {
-        self.log_likelihood
-            .iter()
-            .map(|l| {
-                let top = l.iter().copied().fold(f32::MIN, f32::max);
-                1.0 / l.iter().map(|v| (v - top).exp()).sum::<f32>()
-            })
-            .fold(1.0, f32::min)
+        (0..81).map(|cell| self.sureness(cell)).fold(1.0, f32::min)
+    }
+
+    /// The probability of `cell`'s likeliest class, given the recent frames.
+    fn sureness(&self, cell: usize) -> f32 {
+        let l = &self.log_likelihood[cell];
+        let top = l.iter().copied().fold(f32::MIN, f32::max);
+        1.0 / l.iter().map(|v| (v - top).exp()).sum::<f32>()
     }
 }
 
@@ -349,7 +343,9 @@ fn judge_sums(evidence: &Sums) -> Option<Judged> {
     let verdict = decode(
         &clues,
         &evidence.log_likelihood,
-        open_to_correction(&evidence.hidden),
+        open_to_correction(&evidence.hidden, |cell| {
+            evidence.sureness(cell) < UNSURE_CELL
+        }),
         Budget::FRAME,
     );
     // Clues that solve as read need only the margin a photo asks of a change: the frames
@@ -412,10 +408,10 @@ pub(crate) mod tests {
             (hidden - HIDDEN_CELL_POWER * sure).abs() < 1e-3 * sure,
             "{hidden} vs {sure}"
         );
-        // And only the hidden cell is open to correction.
-        let open = open_to_correction(&sums.hidden);
+        // And only the hidden cell is open to correction: the others are read surely.
+        let open = open_to_correction(&sums.hidden, |cell| sums.sureness(cell) < UNSURE_CELL);
         assert!(open(0) && !open(1) && !open(80));
-        assert!(open_to_correction(&[false; 81])(80));
+        assert!(open_to_correction(&[false; 81], |_| false)(80));
         // The live view says the grid is covered from the first hidden reading on.
         let mut evidence = Evidence::new();
         evidence.add(&reading_of(&clues, 0.99));
