@@ -31,7 +31,7 @@ fn error_line(out: &Output) -> String {
     let last = text
         .lines()
         .filter(|l| l.starts_with("sudoku-ar:"))
-        .last()
+        .next_back()
         .unwrap_or_default()
         .to_string();
     assert!(!text.contains("panicked"), "panic: {text}");

@@ -31,8 +31,8 @@ pub fn screenshots() -> Vec<Screen> {
                     theme,
                     layout,
                     font,
-                    highlights: k % 2 == 0,
-                    pencil_marks: k % 3 != 0,
+                    highlights: k.is_multiple_of(2),
+                    pencil_marks: !k.is_multiple_of(3),
                     entries: k % 4 < 2,
                 };
                 out.push(screens::render(
