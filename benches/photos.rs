@@ -145,11 +145,7 @@ fn save_failed_grid(failed: &FailedGrid) -> opencv::Result<()> {
         )?;
     }
     let path = dir.join(&failed.name).with_extension("png");
-    imgcodecs::imwrite(
-        path.to_string_lossy().into_owned(),
-        &colour,
-        &Vector::new(),
-    )?;
+    imgcodecs::imwrite(path.to_string_lossy().into_owned(), &colour, &Vector::new())?;
     Ok(())
 }
 

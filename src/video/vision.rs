@@ -4,7 +4,7 @@
 //! Per frame, [`Vision::process`] either tracks the grid it already has ([`track`]) or, when
 //! there is none or it was lost, searches the whole frame ([`detect::find_grid`]). A newly
 //! found grid is read every frame and the evidence (log-probabilities per cell) is summed until
-//! the clues stop changing and every cell is sure; then it is solved. Solved puzzles are kept,
+//! one puzzle is clearly the likeliest (see [`judge_frames`]); then it is solved. Solved puzzles are kept,
 //! so one that comes back into view is recognised from a single reading and not solved again.
 //! While a puzzle is shown, it is re-read now and then, so that a different puzzle laid in the
 //! same place is noticed.
@@ -258,6 +258,10 @@ impl Vision {
             {
                 track.motion = track.image_from_grid.inverse().map(|g| h.after(&g));
                 track.image_from_grid = h;
+                // Not drawn where this outline puts the grid: found on a smeared frame (the
+                // page sliding in) it can lie 4-5% of the side off (`image21`). The next frame
+                // is followed and aligned to the anchor as any other.
+                track.unanchored_for = DRAW_UNANCHORED + 1;
                 return Ok(());
             }
         }
