@@ -179,11 +179,6 @@ fn judge_printed(reading: &GridReading) -> Judged {
 /// Readings summed over this many recent frames: enough to outvote a blurred frame, few enough
 /// that the frames read while the camera was still moving are soon forgotten.
 const EVIDENCE_FRAMES: usize = 3;
-/// Frames of agreeing readings needed before a puzzle is judged. One: what holds back a
-/// verdict on an unsure reading (the page still sliding in, smeared) is the decoder's margin;
-/// waiting for the argmax clues to repeat cost the hand-held clips a frame or two each (29 -> 37
-/// of 62 appearances locked within 10 frames of being whole in view, none drawn wrong).
-const STABLE_FRAMES: u32 = 1;
 /// A reading this sure in every cell that still has no single solution is, after a while,
 /// judged unsolvable or ambiguous.
 pub const SURE: f32 = 0.9;
@@ -236,8 +231,6 @@ struct Sums {
     /// Cells seen hidden in any frame read so far.
     hidden: [bool; 81],
     frames: u32,
-    stable_for: u32,
-    last: Grid,
 }
 
 impl Default for Sums {
@@ -247,8 +240,6 @@ impl Default for Sums {
             log_likelihood: [[0.0; CLASSES]; 81],
             hidden: [false; 81],
             frames: 0,
-            stable_for: 0,
-            last: Grid::EMPTY,
         }
     }
 }
@@ -281,13 +272,6 @@ impl Sums {
             }
         }
         self.frames += 1;
-        let clues = self.clues();
-        self.stable_for = if clues == self.last {
-            self.stable_for + 1
-        } else {
-            1
-        };
-        self.last = clues;
     }
 
     /// The likeliest clues given the recent frames.
@@ -339,7 +323,11 @@ pub fn judge_frames(evidence: &Evidence) -> Option<Judged> {
 
 /// [`judge_frames`] on one way of summing the readings.
 fn judge_sums(evidence: &Sums) -> Option<Judged> {
-    if evidence.stable_for < STABLE_FRAMES {
+    // Judged from the first reading on: what holds back a verdict on an unsure reading (the page
+    // still sliding in, smeared) is the decoder's margin. Waiting for two readings whose likeliest
+    // clues agree cost the hand-held clips a frame or two each (29 -> 37 of 62 appearances locked
+    // within 10 frames of being whole in view, none drawn wrong).
+    if evidence.frames == 0 {
         return None;
     }
     let clues = evidence.clues();
@@ -458,6 +446,13 @@ pub(crate) mod tests {
         )
     }
 
+    /// `cell`, still read as its digit, with these probabilities (printed alike).
+    fn read_as(cell: &mut CellReading, probabilities: [f32; CLASSES]) {
+        cell.probabilities = probabilities;
+        cell.as_clue = probabilities;
+        cell.confidence = probabilities[cell.digit as usize];
+    }
+
     pub(crate) const PUZZLE: &str =
         "530070000600195000098000060800060003400803001700020006060000280000419005000080079";
 
@@ -552,12 +547,10 @@ pub(crate) mod tests {
         let mut clues: Grid = SEVENTEEN_LESS_ONE.parse().unwrap();
         clues.0[55] = 3;
         let mut reading = reading_of(&clues, 0.99);
-        let torn = &mut reading.0[55];
-        torn.probabilities = [0.0; CLASSES];
-        torn.probabilities[3] = 0.55;
-        torn.probabilities[7] = 0.45;
-        torn.as_clue = torn.probabilities;
-        torn.confidence = 0.55;
+        let mut torn = [0.0; CLASSES];
+        torn[3] = 0.55;
+        torn[7] = 0.45;
+        read_as(&mut reading.0[55], torn);
         // In plain view a photo's reading that solves as read stands: there is no second look.
         let judged = judge_picture(&reading);
         assert_eq!((judged.status, judged.clues), (Status::Solved, clues));
@@ -581,13 +574,11 @@ pub(crate) mod tests {
             (Status::Solved, clues),
             "read surely, it stands"
         );
-        let speck = &mut reading.0[55];
-        speck.probabilities = [0.2 / 6.0; CLASSES];
-        speck.probabilities[0] = 0.28;
-        speck.probabilities[3] = 0.22;
-        speck.probabilities[7] = 0.3;
-        speck.as_clue = speck.probabilities;
-        speck.confidence = 0.3;
+        let mut speck = [0.2 / 6.0; CLASSES];
+        speck[0] = 0.28;
+        speck[3] = 0.22;
+        speck[7] = 0.3;
+        read_as(&mut reading.0[55], speck);
         let judged = judge_picture(&reading);
         assert_eq!((judged.status, judged.solution), (Status::Unsure, None));
     }
