@@ -169,6 +169,8 @@ pub struct Anchor {
     reference: Mat,
     points: Vector<Point2f>,
     ink: [f64; 81],
+    /// Whether the ink is darker than the paper (else lighter: a dark-mode screen).
+    dark_ink: bool,
 }
 
 /// A frame aligned to the anchor.
@@ -205,7 +207,9 @@ impl Anchor {
             );
             return Ok(None);
         }
-        let ink = cell_ink(&reference.picture)?;
+        let levels = cell_levels(&reference.picture)?;
+        let dark_ink = is_dark_ink(&levels);
+        let ink = cell_ink(&levels, dark_ink);
         let mut points = Vector::<Point2f>::new();
         for [x, y] in crossings() {
             points.push(anchor_point([x, y]));
@@ -230,6 +234,7 @@ impl Anchor {
             reference: reference.picture,
             points,
             ink,
+            dark_ink,
         }))
     }
 
@@ -300,7 +305,7 @@ impl Anchor {
     /// Whether the cells' ink in `current` matches the reference better one cell over than
     /// where the track has it.
     fn slipped(&self, current: &Rectified) -> Result<bool> {
-        let ink = cell_ink(&current.picture)?;
+        let ink = cell_ink(&cell_levels(&current.picture)?, self.dark_ink);
         let visible: Vec<bool> = (0..81).map(|i| current.sees_cell(i)).collect();
         let at = |dx: i32, dy: i32| correlation(&self.ink, &ink, &visible, dx, dy);
         let here = at(0, 0);
@@ -485,9 +490,8 @@ fn normalised(picture: &Mat) -> Result<Mat> {
     Ok(out)
 }
 
-/// How far each cell's middle is from the typical cell's (an empty one), darker or lighter:
-/// where the digits are, printed dark on light or light on dark (a screen in dark mode).
-fn cell_ink(picture: &Mat) -> Result<[f64; 81]> {
+/// The mean level of each cell's middle.
+fn cell_levels(picture: &Mat) -> Result<[f64; 81]> {
     let mut level = [0.0; 81];
     let inner = (0.6 * ANCHOR_CELL) as i32;
     for (cell, value) in level.iter_mut().enumerate() {
@@ -496,10 +500,35 @@ fn cell_ink(picture: &Mat) -> Result<[f64; 81]> {
         let region = Mat::roi(picture, rect)?;
         *value = opencv::core::mean(&region, &no_array())?[0];
     }
-    let mut sorted = level;
+    Ok(level)
+}
+
+/// The typical cell's level: an empty one's (most cells are empty).
+fn typical_level(levels: &[f64; 81]) -> f64 {
+    let mut sorted = *levels;
     sorted.sort_by(f64::total_cmp);
-    let typical = sorted[40];
-    Ok(level.map(|l| (l - typical).abs()))
+    sorted[40]
+}
+
+/// Whether the digits are darker than the empty cells (print on paper) rather than lighter (a
+/// screen in dark mode): whichever way the cells stray further from the typical one.
+fn is_dark_ink(levels: &[f64; 81]) -> bool {
+    let typical = typical_level(levels);
+    let darker: f64 = levels.iter().map(|l| (typical - l).max(0.0)).sum();
+    let lighter: f64 = levels.iter().map(|l| (l - typical).max(0.0)).sum();
+    darker >= lighter
+}
+
+/// How much ink each cell's middle holds: how much darker it is than the typical cell (or
+/// lighter, for light ink). Only the ink's way counts: a glare spot that washes cells out
+/// towards white is no ink, where counting any difference made the spot look like digits and
+/// its cells match a neighbour's digits better (image36 under glare: a false slip).
+fn cell_ink(levels: &[f64; 81], dark_ink: bool) -> [f64; 81] {
+    let typical = typical_level(levels);
+    levels.map(|l| {
+        let darker = typical - l;
+        (if dark_ink { darker } else { -darker }).max(0.0)
+    })
 }
 
 /// Correlation of the reference ink with the current ink shifted by (dx, dy) cells, over the
@@ -694,4 +723,53 @@ fn fit(
         *value = *fitted.at_2d::<f64>((k / 3) as i32, (k % 3) as i32)?;
     }
     Ok(Some((Homography(h), inliers)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Cell levels of a page: paper at 200, a faint digit's middle at 170 in the cells listed.
+    fn page(digits: &[usize]) -> [f64; 81] {
+        let mut levels = [200.0; 81];
+        for &d in digits {
+            levels[d] = 170.0;
+        }
+        levels
+    }
+
+    const DIGITS: [usize; 26] = [
+        0, 4, 8, 10, 12, 16, 20, 22, 24, 28, 30, 33, 36, 40, 44, 47, 50, 52, 56, 58, 60, 64, 68,
+        70, 76, 80,
+    ];
+
+    #[test]
+    fn printed_and_dark_mode_ink_are_told_apart() {
+        let levels = page(&DIGITS);
+        assert!(is_dark_ink(&levels));
+        assert!(!is_dark_ink(&levels.map(|l| 255.0 - l)));
+    }
+
+    #[test]
+    fn a_glare_spot_is_no_ink_and_no_slip() {
+        let reference = cell_ink(&page(&DIGITS), true);
+        // Light over the middle rows, brightest just right of the digits there: it washes
+        // them out and lights the empty cells beside them (a cell over, where the reference
+        // has its ink) more than the faint digits ever darkened theirs.
+        let mut glared = page(&DIGITS);
+        for &d in DIGITS.iter().filter(|&&d| (18..54).contains(&d)) {
+            glared[d] = 215.0;
+            if !DIGITS.contains(&(d + 1)) {
+                glared[d + 1] = 255.0;
+            }
+        }
+        let current = cell_ink(&glared, true);
+        assert_eq!(current[21], 0.0);
+        let visible = [true; 81];
+        let here = correlation(&reference, &current, &visible, 0, 0).unwrap();
+        for (dx, dy) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
+            let there = correlation(&reference, &current, &visible, dx, dy).unwrap();
+            assert!(there < here, "({dx}, {dy}): {there} vs here {here}");
+        }
+    }
 }

@@ -39,6 +39,14 @@ const SEARCH_AGAIN_EVERY: u32 = 3;
 const ELSEWHERE_CELLS: f64 = 0.5;
 /// A re-reading puts the grid within this many cells of the track: the same place.
 const CONFIRM_CELLS: f64 = 0.15;
+/// Readings in a row whose lines, followed beside something over the grid, disagree with the
+/// track but put the grid in the same place on the paper every time, after which the lines are
+/// taken: it is the track that is off (an outline found at a smeared paper edge, `image36`,
+/// held 3-4% off by its own anchor and never drawn). Lines pulled onto strokes beside a glare
+/// spot or a finger move with it over the paper and do not add up.
+const OVERRULE_AFTER: u32 = 8;
+/// How close (share of a cell) the lines of two such readings must put the grid on the paper.
+const SAME_PLACE_CELLS: f64 = 0.1;
 /// A grid partly out of view that moves more than this (share of its side per frame) is not
 /// drawn.
 const LEAVING_MOTION: f64 = 0.05;
@@ -159,6 +167,9 @@ struct Track {
     unanchored_for: u32,
     /// Whether the grid is printed dark on light or light on dark (a dark-mode screen).
     ink: Ink,
+    /// Where the last readings' lines, doubtful beside something over the grid, put the grid
+    /// in the track's own coordinates, and how many readings in a row did so.
+    disputed: Option<(Quad, u32)>,
 }
 
 impl Track {
@@ -178,7 +189,34 @@ impl Track {
             anchor: Anchor::new(current, &image_from_grid)?,
             unanchored_for: 0,
             ink: found.ink,
+            disputed: None,
         }))
+    }
+}
+
+impl Track {
+    /// Whether lines that disagree with the track have, `OVERRULE_AFTER` readings in a row, put
+    /// the grid in the same place on the paper (seen from the track); counts this reading.
+    fn lines_hold_their_place(&mut self, lines: &Quad) -> bool {
+        let Some(grid_from_image) = self.image_from_grid.inverse() else {
+            return false;
+        };
+        let on_paper = Quad(lines.0.map(|p| grid_from_image.apply(p)));
+        let same = |q: &Quad| q.max_corner_distance(&on_paper) <= SAME_PLACE_CELLS / 9.0;
+        let count = match self.disputed {
+            Some((q, n)) if same(&q) => n + 1,
+            _ => 1,
+        };
+        self.disputed = Some((on_paper, count));
+        if count >= OVERRULE_AFTER {
+            tracing::debug!(
+                readings = count,
+                "lines that disagree with the track hold their place: taking them"
+            );
+            self.disputed = None;
+            return true;
+        }
+        false
     }
 }
 
@@ -406,7 +444,13 @@ impl Vision {
         // and a grid just found may be outlined off. Neither is trusted then: nothing is
         // drawn until a reading's lines agree with the track again.
         let covered = recognition.reading.hidden().contains(&true);
-        let doubtful = covered && recognition.on_lines && !agrees;
+        let doubtful = covered
+            && recognition.on_lines
+            && !agrees
+            && !track.lines_hold_their_place(&recognition.quad);
+        if !doubtful {
+            track.disputed = None;
+        }
         if doubtful {
             tracing::debug!("lines beside something over the grid disagree with the track");
             track.confirmed = false;
@@ -655,5 +699,30 @@ mod tests {
             vision.search_again(&current, &page, &mut times).unwrap();
         }
         assert!(tracked(&vision).max_corner_distance(&right) < 3.0);
+    }
+
+    #[test]
+    fn lines_that_hold_their_place_overrule_the_track_and_wandering_ones_do_not() {
+        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
+        let current = TrackFrame::new(&page).unwrap();
+        // The track's outline has its top-left corner 12 px low (0.33 cell).
+        let found = Detection {
+            quad: Quad([[150.0, 92.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]),
+            score: detect::MIN_GRID_SCORE,
+            ink: Ink::Dark,
+        };
+        let mut track = Track::start(&current, &found).unwrap().unwrap();
+        let right = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        // Lines pulled beside a spot that drifts over the paper: a different place each time.
+        for k in 0..2 * OVERRULE_AFTER {
+            let pulled = Quad(right.0.map(|[x, y]| [x, y + 6.0 * (k % 3 + 1) as f64]));
+            assert!(!track.lines_hold_their_place(&pulled), "reading {k}");
+        }
+        // The same place every time: taken on the OVERRULE_AFTER-th reading.
+        let taken: Vec<bool> = (0..OVERRULE_AFTER)
+            .map(|_| track.lines_hold_their_place(&right))
+            .collect();
+        assert_eq!(taken.iter().filter(|&&t| t).count(), 1);
+        assert_eq!(taken.last(), Some(&true));
     }
 }

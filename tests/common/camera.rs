@@ -902,6 +902,13 @@ pub struct Run {
     pub seen: Vec<super::videos::SeenFrame>,
     /// Time the vision stage spent tracking, per frame it tracked.
     pub track_times: Vec<std::time::Duration>,
+    /// First frame, once the whole grid is first in view, on which the digits can be read at
+    /// all: read at the true corners, that one frame alone adds up to the true solution. The
+    /// reader is the project's, but the corners and the solution are the truth, so this only
+    /// tells how much of a lock delay is the detection and tracking's and how much is the
+    /// frames being too blurred (the page sliding in) or a clue being hidden (a thumb, glare)
+    /// to be read by anyone's model.
+    pub legible_from: Option<u64>,
 }
 
 /// Feeds every frame of `camera`'s clip through a fresh vision stage.
@@ -912,7 +919,9 @@ pub fn run(reader: sudoku_ar::recognize::read::DigitReader, camera: &Camera) -> 
         truth: Vec::new(),
         seen: Vec::new(),
         track_times: Vec::new(),
+        legible_from: None,
     };
+    let mut probe = super::pipeline_reader();
     for i in 0..camera.clip().frames {
         let (frame, truth) = camera
             .frame(i)
@@ -923,6 +932,12 @@ pub fn run(reader: sudoku_ar::recognize::read::DigitReader, camera: &Camera) -> 
             .process(&frame)
             .unwrap_or_else(|e| panic!("{}: frame {i}: {e}", camera.clip().name));
         run.track_times.extend(view.times.track);
+        if run.legible_from.is_none()
+            && let Some(puzzle) = truth.puzzles.first().filter(|p| p.whole)
+            && legible(&mut probe, &frame, puzzle)
+        {
+            run.legible_from = Some(i as u64);
+        }
         run.truth.push(truth);
         run.seen.push(SeenFrame {
             frame: i as u64,
@@ -935,6 +950,35 @@ pub fn run(reader: sudoku_ar::recognize::read::DigitReader, camera: &Camera) -> 
         });
     }
     run
+}
+
+/// Whether `frame` read at `truth`'s corners alone adds up to its solution.
+fn legible(
+    reader: &mut sudoku_ar::recognize::read::DigitReader,
+    frame: &Mat,
+    truth: &TruthPuzzle,
+) -> bool {
+    use sudoku_ar::recognize::verdict::{Evidence, judge_frames};
+    use sudoku_ar::recognize::{Orientation, RecognizeTimes, recognize};
+    let mut gray = Mat::default();
+    if imgproc::cvt_color(frame, &mut gray, imgproc::COLOR_BGR2GRAY, 0).is_err() {
+        return false;
+    }
+    let mut times = RecognizeTimes::default();
+    let Ok(recognition) = recognize(
+        reader,
+        &gray,
+        &Quad(truth.corners),
+        Orientation::Known,
+        &mut times,
+    ) else {
+        return false;
+    };
+    let mut evidence = Evidence::new();
+    evidence.add(&recognition.reading);
+    judge_frames(&evidence)
+        .and_then(|j| j.solution)
+        .is_some_and(|s| s.to_string() == truth.solution)
 }
 
 /// Corner errors on frames drawing the right solution, in the first and the last `seconds` of

@@ -61,8 +61,9 @@ impl ClipResult {
             .iter()
             .filter(|s| s.puzzle.as_ref().is_some_and(|p| p.status == "solved"))
             .count();
+        let legible = self.run.legible_from.map_or(-1, |l| l as i64);
         line += &format!(
-            "  [whole {whole}, found {}, drawn from {}; {solved_state} frames solved]",
+            "  [whole {whole}, legible {legible}, found {}, drawn from {}; {solved_state} frames solved]",
             first(&|_| true),
             first(&|p| p.solution.is_some())
         );
@@ -139,6 +140,9 @@ pub struct Totals {
     pub pages: usize,
     pub frames: usize,
     pub lock_delays: Vec<u64>,
+    /// Per clip, frames from its first legible frame (see `Run::legible_from`) to its first
+    /// lock.
+    pub delays_after_legible: Vec<u64>,
     pub never_locked: usize,
     pub wrong_frames: usize,
     pub phantom_frames: usize,
@@ -152,6 +156,7 @@ pub fn totals(pages: &[Page], results: &[ClipResult]) -> Totals {
         pages: pages.len(),
         frames: 0,
         lock_delays: Vec::new(),
+        delays_after_legible: Vec::new(),
         never_locked: 0,
         wrong_frames: 0,
         phantom_frames: 0,
@@ -164,6 +169,12 @@ pub fn totals(pages: &[Page], results: &[ClipResult]) -> Totals {
         t.wrong_frames += r.score.wrong_frames.len();
         t.phantom_frames += r.score.phantom_frames.len();
         t.corner_errors.extend(&r.score.corner_errors);
+        if let (Some(legible), Some(first)) = (r.run.legible_from, r.score.appearances.first())
+            && let (Some(whole), Some(delay)) = (first.whole_from, first.lock_delay)
+        {
+            t.delays_after_legible
+                .push((whole + delay).saturating_sub(legible));
+        }
         for a in r
             .score
             .appearances
@@ -180,6 +191,7 @@ pub fn totals(pages: &[Page], results: &[ClipResult]) -> Totals {
     }
     t.corner_errors.sort_by(f64::total_cmp);
     t.lock_delays.sort();
+    t.delays_after_legible.sort();
     t.right_share = right as f64 / after.max(1) as f64;
     t
 }
@@ -213,6 +225,18 @@ impl Totals {
             100.0 * self.error_at(0.5),
             100.0 * self.error_at(0.99),
             100.0 * self.error_at(1.0),
+        ) + &format!(
+            "; first locks {} frames after the first legible frame at median, {} at most, {} of {} within 10",
+            self.delays_after_legible
+                .get(self.delays_after_legible.len() / 2)
+                .copied()
+                .unwrap_or(0),
+            self.delays_after_legible.last().copied().unwrap_or(0),
+            self.delays_after_legible
+                .iter()
+                .filter(|&&d| d <= 10)
+                .count(),
+            self.delays_after_legible.len(),
         )
     }
 }
