@@ -170,6 +170,8 @@ struct Track {
     /// Where the last readings' lines, doubtful beside something over the grid, put the grid
     /// in the track's own coordinates, and how many readings in a row did so.
     disputed: Option<(Quad, u32)>,
+    /// While an unsolved puzzle is read again: what it was judged (unsolvable, multiple).
+    provisional: Option<LiveState>,
 }
 
 impl Track {
@@ -190,6 +192,7 @@ impl Track {
             unanchored_for: 0,
             ink: found.ink,
             disputed: None,
+            provisional: None,
         }))
     }
 }
@@ -411,10 +414,13 @@ impl Vision {
             return Ok(());
         };
         let quad = track::quad_of(&track.image_from_grid);
-        if let Identity::Known(_) = track.identity {
+        if let Identity::Known(known) = &track.identity {
             track.since_check += 1;
-            // A confirming reading is taken at once; a routine one waits for a steady grid.
+            // A confirming reading is taken at once, and so is one of a puzzle judged without a
+            // solution (it is provisional: a thumb that hid a clue may have let go); a routine
+            // one waits for a steady grid.
             let due = !track.confirmed
+                || known.solution.is_none()
                 || (track.since_check >= RECHECK_EVERY && moving(track, &quad) <= STEADY_FOR_CHECK);
             if !due {
                 return Ok(());
@@ -477,7 +483,9 @@ impl Vision {
                     && !recognition.turned
                     && still_shows(known, &reading);
                 if known.solution.is_none() {
-                    // Unsolved: perhaps misread; read it again rather than hold on to that.
+                    // Unsolved: perhaps misread; read it again rather than hold on to that,
+                    // still saying what it was judged until a new verdict.
+                    track.provisional = Some(LiveState::of(known.status));
                     let mut evidence = Evidence::new();
                     evidence.add(&reading);
                     track.identity = Identity::Reading(evidence);
@@ -614,7 +622,7 @@ fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
         Identity::Reading(evidence) => PuzzleView {
             quad,
             clues: evidence.clues(),
-            state: LiveState::Reading,
+            state: track.provisional.unwrap_or(LiveState::Reading),
             solved: None,
             covered: evidence.covered(),
         },
