@@ -733,4 +733,33 @@ mod tests {
         assert_eq!(taken.iter().filter(|&&t| t).count(), 1);
         assert_eq!(taken.last(), Some(&true));
     }
+
+    #[test]
+    fn a_puzzle_judged_without_a_solution_is_read_again_at_once_and_still_shows_its_verdict() {
+        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
+        let current = TrackFrame::new(&page).unwrap();
+        let mut vision = Vision::new(DigitReader::builtin().unwrap());
+        let found = Detection {
+            quad: Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]),
+            score: detect::MIN_GRID_SCORE,
+            ink: Ink::Dark,
+        };
+        let mut track = Track::start(&current, &found).unwrap().unwrap();
+        // Judged ambiguous (a thumb over a clue it needs), confirmed, and just checked: a
+        // solved puzzle would wait RECHECK_EVERY frames for its next reading.
+        track.identity = Identity::Known(Arc::new(Known {
+            id: 0,
+            clues: Grid::EMPTY,
+            solution: None,
+            status: Status::Multiple,
+        }));
+        track.confirmed = true;
+        vision.track = Some(track);
+        let mut times = VisionTimes::default();
+        vision.read(&current, &page, &mut times).unwrap();
+        assert!(times.read.is_some(), "not read again");
+        let track = vision.track.as_ref().unwrap();
+        assert!(matches!(track.identity, Identity::Reading(_)));
+        assert_eq!(view_of(track, &page).state, LiveState::Multiple);
+    }
 }
