@@ -195,9 +195,7 @@ impl Track {
             provisional: None,
         }))
     }
-}
 
-impl Track {
     /// Whether lines that disagree with the track have, `OVERRULE_AFTER` readings in a row, put
     /// the grid in the same place on the paper (seen from the track); counts this reading.
     fn lines_hold_their_place(&mut self, lines: &Quad) -> bool {
