@@ -21,7 +21,7 @@ use crate::grid::Grid;
 use crate::recognize::detect::{self, Detection, Ink, Look};
 use crate::recognize::read::{DigitReader, GridReading, argmax};
 use crate::recognize::verdict::{Evidence, Judged, MAX_READING_FRAMES, SURE, Status, judge_frames};
-use crate::recognize::{Orientation, RecognizeTimes, recognize};
+use crate::recognize::{Orientation, RecognizeTimes, Recognition, recognize};
 use crate::video::track::{self, Alignment, Anchor, TrackFrame};
 
 /// A shown puzzle is read again every this many frames, to notice a replaced puzzle.
@@ -218,6 +218,58 @@ impl Track {
             return true;
         }
         false
+    }
+
+    /// Moves the track (tracked at `quad`) onto the printed lines of `recognition` where they
+    /// can be trusted; says whether they agree with the track, and whether they are doubtful.
+    ///
+    /// The printed lines are the absolute truth of where the grid is: where they were followed
+    /// (or the grid was turned), the track and its anchor start again from them. Except while
+    /// something lies over the grid and they disagree with the track: where a glare spot or a
+    /// finger hides a line, it can be followed onto the strokes beside it (a glare spot drifting
+    /// over image36's page put the drawn grid 4% of its side off), and a grid just found may be
+    /// outlined off. Neither is trusted then: nothing is drawn until a reading's lines agree
+    /// with the track again, or hold their place long enough to overrule it.
+    fn take_lines(
+        &mut self,
+        current: &TrackFrame,
+        quad: &Quad,
+        recognition: &Recognition,
+    ) -> Result<(bool, bool)> {
+        let cell = quad.mean_side() / 9.0;
+        // A turned reading names the corners from another one: where the grid is, is compared
+        // with the track's corners named the same way.
+        let placed = quad.turned_like(&recognition.quad);
+        let agrees = recognition.quad.max_corner_distance(&placed) <= CONFIRM_CELLS * cell;
+        let covered = recognition.reading.hidden().contains(&true);
+        tracing::trace!(?quad, lines = ?recognition.quad, on_lines = recognition.on_lines, agrees, covered, "read");
+        let doubtful = covered
+            && recognition.on_lines
+            && !agrees
+            && !self.lines_hold_their_place(&recognition.quad);
+        // Where the track is to be from now on, named as the grid was read.
+        let (taken, restart) = if doubtful {
+            tracing::debug!("lines beside something over the grid disagree with the track");
+            self.confirmed = false;
+            // The track stays where it is, but is named the way the grid was read: the readings
+            // it adds up are of the grid that way up (named as before, a blurred frame's turned
+            // reading had the solution drawn turned).
+            (recognition.turned.then_some(placed), false)
+        } else {
+            self.disputed = None;
+            let moved = recognition.on_lines || recognition.turned;
+            (moved.then_some(recognition.quad), true)
+        };
+        if let Some(h) = taken.and_then(|q| Homography::from_quads(&Quad::UNIT, &q)) {
+            self.image_from_grid = h;
+            self.anchor = Anchor::new(current, &h)?;
+            if restart {
+                self.unanchored_for = 0;
+            } else {
+                self.disputed = None;
+            }
+        }
+        Ok((agrees, doubtful))
     }
 }
 
@@ -438,33 +490,7 @@ impl Vision {
         let gray = track.ink.as_dark(gray, &mut negative)?;
         let recognition = recognize(&mut self.reader, gray, &quad, orientation, &mut steps)?;
         times.read = Some(steps.rectify + steps.read);
-        let cell = quad.mean_side() / 9.0;
-        let agrees = recognition.quad.max_corner_distance(&quad) <= CONFIRM_CELLS * cell;
-        // The printed lines are the absolute truth of where the grid is: where they were
-        // followed (or the grid was turned), the track and its anchor start again from them.
-        // Except while something lies over the grid and they disagree with the track: where a
-        // glare spot or a finger hides a line, it can be followed onto the strokes beside it
-        // (a glare spot drifting over image36's page put the drawn grid 4% of its side off),
-        // and a grid just found may be outlined off. Neither is trusted then: nothing is
-        // drawn until a reading's lines agree with the track again.
-        let covered = recognition.reading.hidden().contains(&true);
-        let doubtful = covered
-            && recognition.on_lines
-            && !agrees
-            && !track.lines_hold_their_place(&recognition.quad);
-        if !doubtful {
-            track.disputed = None;
-        }
-        if doubtful {
-            tracing::debug!("lines beside something over the grid disagree with the track");
-            track.confirmed = false;
-        } else if (recognition.on_lines || recognition.turned)
-            && let Some(h) = Homography::from_quads(&Quad::UNIT, &recognition.quad)
-        {
-            track.image_from_grid = h;
-            track.anchor = Anchor::new(current, &h)?;
-            track.unanchored_for = 0;
-        }
+        let (agrees, doubtful) = track.take_lines(current, &quad, &recognition)?;
         // Which way up is settled by a sure reading only: a blurred one (the page still sliding
         // in) can read more plausibly turned, and a grid read turned ever after never adds up.
         track.oriented |= !recognition.turned || recognition.reading.is_confident();
@@ -730,6 +756,38 @@ mod tests {
             .collect();
         assert_eq!(taken.iter().filter(|&&t| t).count(), 1);
         assert_eq!(taken.last(), Some(&true));
+    }
+
+    #[test]
+    fn a_doubtful_reading_of_the_grid_turned_names_the_track_as_read_and_leaves_it_in_place() {
+        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
+        let current = TrackFrame::new(&page).unwrap();
+        // Tracked with its top-left corner 12 px low (a third of a cell); read turned a quarter,
+        // beside a finger, with the lines where the grid really is: doubtful.
+        let tracked = Quad([[150.0, 92.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        let found = Detection {
+            quad: tracked,
+            score: detect::MIN_GRID_SCORE,
+            ink: Ink::Dark,
+        };
+        let mut track = Track::start(&current, &found).unwrap().unwrap();
+        let right = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        let turned = Quad(std::array::from_fn(|i| right.0[(i + 1) % 4]));
+        let mut reading = reading_of(&PUZZLE.parse().unwrap(), 0.9);
+        reading.0[40] = reading.0[40].hidden(0.3);
+        let recognition = Recognition {
+            quad: turned,
+            reading,
+            turned: true,
+            on_lines: true,
+        };
+        let (agrees, doubtful) = track.take_lines(&current, &tracked, &recognition).unwrap();
+        assert!(!agrees && doubtful);
+        // Not moved onto the doubtful lines, but its corners named from the same one as the
+        // reading's: the solution is drawn the way up the puzzle was read.
+        let now = track::quad_of(&track.image_from_grid);
+        let expected = Quad(std::array::from_fn(|i| tracked.0[(i + 1) % 4]));
+        assert!(now.max_corner_distance(&expected) < 0.5, "track at {now:?}");
     }
 
     #[test]
