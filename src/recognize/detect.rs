@@ -133,7 +133,7 @@ fn find_dark_grid(gray: &Mat, look: Look) -> Result<Option<Detection>> {
             .unwrap_or((outline, 0.0));
             tracing::trace!(?quad, score, closed, "grid candidate");
             if score >= MIN_GRID_SCORE {
-                let quad = quad.scaled(scale);
+                let quad = uncut(&work_view, &quad).scaled(scale);
                 let refined = refine_corners(&GrayView::new(gray)?, &quad, scale);
                 return Ok(Some(Detection {
                     quad: refined,
@@ -424,6 +424,110 @@ fn long_run_share(dark: &[bool], min_run: usize, max_gap: usize) -> f64 {
     covered as f64 / dark.len().max(1) as f64
 }
 
+/// How much darker (gray levels) a straight stretch is than the paper on either side of it, at
+/// `ALONG` points from `from` to `to` (grid coordinates of `image_from_grid`): how much darker
+/// the darkest point near the stretch is than the darker of the two points `ACROSS` cells to
+/// either side along `across` (so that a step from paper to a dark table is no line), at least
+/// 0. None where a point falls outside the image.
+fn darker_along(
+    view: &GrayView,
+    image_from_grid: &Homography,
+    (from, to): ([f64; 2], [f64; 2]),
+    across: [f64; 2],
+) -> Option<Vec<f64>> {
+    const ALONG: usize = 36;
+    const ACROSS: f64 = 0.3;
+    let (width, height) = (view.width as f64, view.height as f64);
+    let at = |p: [f64; 2], o: f64| {
+        let [x, y] = image_from_grid.apply([p[0] + across[0] * o, p[1] + across[1] * o]);
+        ((0.0..width).contains(&x) && (0.0..height).contains(&y)).then(|| view.sample(x, y))
+    };
+    (0..ALONG)
+        .map(|j| {
+            let t = 0.05 + 0.9 * j as f64 / (ALONG - 1) as f64;
+            let p = [from[0] + (to[0] - from[0]) * t, from[1] + (to[1] - from[1]) * t];
+            let mut centre = f64::MAX;
+            for o in [-0.1, -0.05, 0.0, 0.05, 0.1] {
+                centre = centre.min(at(p, o)?);
+            }
+            Some((at(p, -ACROSS)?.min(at(p, ACROSS)?) - centre).max(0.0))
+        })
+        .collect()
+}
+
+/// A side is weak, and a corner through it may have been cut short, when it is less than this
+/// share as dark along as the clearest side.
+const WEAK_SIDE: f64 = 0.4;
+/// A side moved out at one corner is a printed border when it is at least `UNCUT_GAIN` times as
+/// dark along as before, between `WEAK_SIDE` and `UNCUT_MOST` times as dark as the clearest
+/// side (a dark stripe or the edge of a finger is no border), and a line all along: at
+/// `UNCUT_ALL_ALONG` of its points at least `WEAK_SIDE` times as dark as the clearest side.
+const UNCUT_GAIN: f64 = 2.0;
+const UNCUT_MOST: f64 = 1.5;
+const UNCUT_ALL_ALONG: f64 = 0.8;
+
+/// `quad`, with a corner that was cut short along a side (a blurred border fading at the corner,
+/// so that the outline turned in along the first inner line) moved out to the printed border:
+/// where a side is weak, its corners are tried one and two cells further out along the other
+/// side through each, and the move that makes the weak side a printed line is taken.
+fn uncut(view: &GrayView, quad: &Quad) -> Quad {
+    let grid = Quad::UNIT.scaled(9.0).0;
+    let Some(image_from_grid) = Homography::from_quads(&Quad(grid), quad) else {
+        return *quad;
+    };
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    // Side i runs from corner i to corner i + 1; across it, outward, is the way its corner i
+    // would move along side i - 1, and the same way for corner i + 1 along side i + 1.
+    let outward = |c: usize, along: usize| {
+        let (p, q) = (grid[c], grid[along]);
+        [(p[0] - q[0]) / 9.0, (p[1] - q[1]) / 9.0]
+    };
+    let sides: Vec<Option<f64>> = (0..4)
+        .map(|i| {
+            let ends = (grid[i], grid[(i + 1) % 4]);
+            darker_along(view, &image_from_grid, ends, outward(i, (i + 3) % 4)).map(|d| mean(&d))
+        })
+        .collect();
+    let strongest = sides.iter().flatten().fold(0.0, |a: f64, &b| a.max(b));
+    let mut best: Option<(f64, usize, [f64; 2])> = None;
+    for (i, side) in sides.iter().enumerate() {
+        let Some(now) = *side else { continue };
+        if now >= WEAK_SIDE * strongest {
+            continue;
+        }
+        for (c, fixed) in [(i, (i + 1) % 4), ((i + 1) % 4, i)] {
+            let along = if c == i { (i + 3) % 4 } else { (i + 2) % 4 };
+            let out = outward(c, along);
+            for cells in [1.0, 2.0] {
+                // Cut `cells` short, the side along holds 9 - `cells` of the outline's ninths.
+                let ninths = cells * 9.0 / (9.0 - cells);
+                let moved = [grid[c][0] + out[0] * ninths, grid[c][1] + out[1] * ninths];
+                let Some(then) = darker_along(view, &image_from_grid, (grid[fixed], moved), out)
+                else {
+                    continue;
+                };
+                let dark = mean(&then);
+                let all_along = then.iter().filter(|&&d| d >= WEAK_SIDE * strongest).count()
+                    as f64
+                    / then.len() as f64;
+                let border = dark >= UNCUT_GAIN * now
+                    && (WEAK_SIDE * strongest..=UNCUT_MOST * strongest).contains(&dark)
+                    && all_along >= UNCUT_ALL_ALONG;
+                if border && best.is_none_or(|b| dark > b.0) {
+                    best = Some((dark, c, moved));
+                }
+            }
+        }
+    }
+    let Some((dark, c, moved)) = best else {
+        return *quad;
+    };
+    tracing::debug!(corner = c, strongest, dark, ?moved, ?quad, "an outline corner cut short: moved out to the border");
+    let mut uncut = *quad;
+    uncut.0[c] = image_from_grid.apply(moved);
+    uncut
+}
+
 /// Moves each side of `quad` onto the centre of the printed border line, measured at full
 /// resolution, and returns where the fitted sides meet. `scale` is how much coarser the image
 /// was where `quad` came from, which bounds how far the true border can be.
@@ -606,6 +710,31 @@ pub(crate) mod tests {
             found.quad
         );
         assert!(found.score > 0.5, "score {}", found.score);
+    }
+
+    #[test]
+    fn an_outline_corner_cut_short_on_an_inner_line_is_moved_out_to_the_border() {
+        // 40 px cells; blurred as a moving frame is.
+        let sharp = drawn_grid(640, 480, 100, 60, 360);
+        let mut page = Mat::default();
+        imgproc::gaussian_blur_def(&sharp, &mut page, Size::new(9, 9), 3.0).unwrap();
+        let view = GrayView::new(&page).unwrap();
+        let truth = Quad([[100.0, 60.0], [460.0, 60.0], [460.0, 420.0], [100.0, 420.0]]);
+        // Bottom-left corner on the first inner column line; top-left on the first row line.
+        let mut cut_left = truth;
+        cut_left.0[3] = [140.0, 420.0];
+        let mut cut_top = truth;
+        cut_top.0[0] = [100.0, 100.0];
+        for cut in [cut_left, cut_top] {
+            let uncut = uncut(&view, &cut);
+            assert!(uncut.max_corner_distance(&truth) < 2.0, "{cut:?} -> {uncut:?}");
+        }
+        // Two cells short: moved out two.
+        let mut two_short = truth;
+        two_short.0[3] = [180.0, 420.0];
+        assert!(uncut(&view, &two_short).max_corner_distance(&truth) < 2.0);
+        // Whole: left alone.
+        assert_eq!(uncut(&view, &truth), truth);
     }
 
     #[test]

@@ -926,8 +926,8 @@ pub fn run(reader: sudoku_ar::recognize::read::DigitReader, camera: &Camera) -> 
         let (frame, truth) = camera
             .frame(i)
             .unwrap_or_else(|e| panic!("{}: frame {i}: {e}", camera.clip().name));
-        // Logs (RUST_LOG) name the frame they are about.
-        let _frame = tracing::info_span!("frame", i).entered();
+        // Logs (RUST_LOG) name the clip and frame they are about.
+        let _frame = tracing::info_span!("frame", clip = %camera.clip().name, i).entered();
         let view = vision
             .process(&frame)
             .unwrap_or_else(|e| panic!("{}: frame {i}: {e}", camera.clip().name));
