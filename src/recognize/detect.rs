@@ -498,9 +498,11 @@ fn uncut(view: &GrayView, quad: &Quad) -> Quad {
         for (c, fixed) in [(i, (i + 1) % 4), ((i + 1) % 4, i)] {
             let along = if c == i { (i + 3) % 4 } else { (i + 2) % 4 };
             let out = outward(c, along);
-            for cells in [1.0, 2.0] {
-                // Cut `cells` short, the side along holds 9 - `cells` of the outline's ninths.
-                let ninths = cells * 9.0 / (9.0 - cells);
+            // Cut one or two cells short, the side along holds 8 or 7 of the outline's ninths
+            // where it was cut, and 9 at its other end: the border is looked for from 0.8 to
+            // 1.4 ninths out, or 1.8 to 2.7.
+            let steps = (16..=28).chain(36..=54).map(|n| n as f64 * 0.05);
+            for ninths in steps {
                 let moved = [grid[c][0] + out[0] * ninths, grid[c][1] + out[1] * ninths];
                 let Some(then) = darker_along(view, &image_from_grid, (grid[fixed], moved), out)
                 else {
@@ -725,14 +727,16 @@ pub(crate) mod tests {
         cut_left.0[3] = [140.0, 420.0];
         let mut cut_top = truth;
         cut_top.0[0] = [100.0, 100.0];
-        for cut in [cut_left, cut_top] {
-            let uncut = uncut(&view, &cut);
-            assert!(uncut.max_corner_distance(&truth) < 2.0, "{cut:?} -> {uncut:?}");
-        }
         // Two cells short: moved out two.
         let mut two_short = truth;
         two_short.0[3] = [180.0, 420.0];
-        assert!(uncut(&view, &two_short).max_corner_distance(&truth) < 2.0);
+        for cut in [cut_left, cut_top, two_short] {
+            // Moved out near the border, then onto it as every outline is (`find_dark_grid`).
+            let moved = uncut(&view, &cut);
+            assert!(moved.max_corner_distance(&truth) < 8.0, "{cut:?} -> {moved:?}");
+            let refined = refine_corners(&view, &moved, 1.0);
+            assert!(refined.max_corner_distance(&truth) < 1.5, "{cut:?} -> {refined:?}");
+        }
         // Whole: left alone.
         assert_eq!(uncut(&view, &truth), truth);
     }
