@@ -16,7 +16,7 @@ use opencv::core::Mat;
 use opencv::imgproc;
 
 use crate::error::Result;
-use crate::geometry::{Homography, Quad};
+use crate::geometry::{Homography, Quad, distance};
 use crate::grid::Grid;
 use crate::recognize::detect::{self, Detection, Ink, Look};
 use crate::recognize::read::{DigitReader, GridReading, argmax};
@@ -37,6 +37,9 @@ const GIVE_UP_READING: u32 = 2 * MAX_READING_FRAMES;
 const SEARCH_AGAIN_EVERY: u32 = 3;
 /// A grid found again more than this many cells from the track lies elsewhere.
 const ELSEWHERE_CELLS: f64 = 0.5;
+/// A grid found again on the frame after it was found is taken as the track only if its
+/// corners lie within this many cells of a rigid move (with scaling) of the track's.
+const MOVE_MISFIT_CELLS: f64 = 0.3;
 /// A re-reading puts the grid within this many cells of the track: the same place.
 const CONFIRM_CELLS: f64 = 0.15;
 /// Readings in a row whose lines, followed beside something over the grid, disagree with the
@@ -344,7 +347,10 @@ impl Vision {
             let tracked = track::quad_of(&track.image_from_grid);
             let again = again.map(|d| d.quad.turned_like(&tracked));
             if let Some(found) =
-                again.filter(|q| q.max_corner_distance(&tracked) < 0.25 * q.sides()[0])
+                again.filter(|q| {
+                    q.max_corner_distance(&tracked) < 0.25 * q.sides()[0]
+                        && unlike_a_move(&tracked, q) < MOVE_MISFIT_CELLS * q.mean_side() / 9.0
+                })
                 && let Some(h) = Homography::from_quads(&Quad::UNIT, &found)
             {
                 track.motion = track.image_from_grid.inverse().map(|g| h.after(&g));
@@ -560,6 +566,38 @@ impl Vision {
         }
         Ok(())
     }
+}
+
+/// How far (pixels) the corners of `to` lie, at most, from where the move, turn and scaling
+/// that best takes `from` onto it puts them: a frame apart, a grid moves nearly rigidly, and an
+/// outline with one corner a cell off (cut short on a blurred frame) does not.
+fn unlike_a_move(from: &Quad, to: &Quad) -> f64 {
+    let centre = |q: &Quad| {
+        let [x, y] = q.0.iter().fold([0.0, 0.0], |a, p| [a[0] + p[0], a[1] + p[1]]);
+        [x / 4.0, y / 4.0]
+    };
+    let (cf, ct) = (centre(from), centre(to));
+    let (mut dot, mut cross, mut norm) = (0.0, 0.0, 0.0);
+    for (p, q) in from.0.iter().zip(&to.0) {
+        let (x, y) = (p[0] - cf[0], p[1] - cf[1]);
+        let (u, v) = (q[0] - ct[0], q[1] - ct[1]);
+        dot += x * u + y * v;
+        cross += x * v - y * u;
+        norm += x * x + y * y;
+    }
+    if norm == 0.0 {
+        return f64::INFINITY;
+    }
+    let (a, b) = (dot / norm, cross / norm);
+    from.0
+        .iter()
+        .zip(&to.0)
+        .map(|(p, q)| {
+            let (x, y) = (p[0] - cf[0], p[1] - cf[1]);
+            let moved = [ct[0] + a * x - b * y, ct[1] + b * x + a * y];
+            distance(moved, *q)
+        })
+        .fold(0.0, f64::max)
 }
 
 /// How far the grid moved from the frame before to this one, as a share of its side.
@@ -788,6 +826,25 @@ mod tests {
         let now = track::quad_of(&track.image_from_grid);
         let expected = Quad(std::array::from_fn(|i| tracked.0[(i + 1) % 4]));
         assert!(now.max_corner_distance(&expected) < 0.5, "track at {now:?}");
+    }
+
+    #[test]
+    fn a_grid_moved_turned_and_scaled_is_like_a_move_and_one_cut_a_cell_short_is_not() {
+        let grid = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        let (turn, scale) = (0.05f64, 1.04);
+        let moved = Quad(grid.0.map(|[x, y]| {
+            let (x, y) = (x - 312.0, y - 242.0);
+            [
+                330.0 + scale * (x * turn.cos() - y * turn.sin()),
+                230.0 + scale * (x * turn.sin() + y * turn.cos()),
+            ]
+        }));
+        assert!(unlike_a_move(&grid, &moved) < 0.5);
+        // Its top-left corner on the first inner column line (36 px cells).
+        let mut cut = moved;
+        cut.0[0] = [moved.0[0][0] + 36.0, moved.0[0][1]];
+        let misfit = unlike_a_move(&grid, &cut);
+        assert!(misfit > MOVE_MISFIT_CELLS * 36.0, "{misfit:.1} px");
     }
 
     #[test]
