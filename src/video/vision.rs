@@ -37,9 +37,12 @@ const GIVE_UP_READING: u32 = 2 * MAX_READING_FRAMES;
 const SEARCH_AGAIN_EVERY: u32 = 3;
 /// A grid found again more than this many cells from the track lies elsewhere.
 const ELSEWHERE_CELLS: f64 = 0.5;
-/// A grid found again on the frame after it was found is taken as the track only if its
-/// corners lie within this many cells of a rigid move (with scaling) of the track's.
+/// A grid found again on the frame after it was found is taken as it is found only if its
+/// corners lie within this many cells of a rigid move (with scaling) of the track's (one
+/// corner cut a cell short on a blurred frame: 0.55; at the frame's edge: 0.37); else the
+/// track moves with three corners that moved together to within `THREE_MOVED_CELLS`.
 const MOVE_MISFIT_CELLS: f64 = 0.3;
+const THREE_MOVED_CELLS: f64 = 0.1;
 /// A re-reading puts the grid within this many cells of the track: the same place.
 const CONFIRM_CELLS: f64 = 0.15;
 /// Readings in a row whose lines, followed beside something over the grid, disagree with the
@@ -346,11 +349,10 @@ impl Vision {
             // Detection orders corners by the picture, the track by the puzzle (it may be turned).
             let tracked = track::quad_of(&track.image_from_grid);
             let again = again.map(|d| d.quad.turned_like(&tracked));
-            if let Some(found) =
-                again.filter(|q| {
-                    q.max_corner_distance(&tracked) < 0.25 * q.sides()[0]
-                        && unlike_a_move(&tracked, q) < MOVE_MISFIT_CELLS * q.mean_side() / 9.0
-                })
+            let cell = tracked.mean_side() / 9.0;
+            if let Some(found) = again
+                .filter(|q| q.max_corner_distance(&tracked) < 0.25 * q.sides()[0])
+                .and_then(|q| moved_like(&tracked, &q, cell))
                 && let Some(h) = Homography::from_quads(&Quad::UNIT, &found)
             {
                 track.motion = track.image_from_grid.inverse().map(|g| h.after(&g));
@@ -568,36 +570,59 @@ impl Vision {
     }
 }
 
-/// How far (pixels) the corners of `to` lie, at most, from where the move, turn and scaling
-/// that best takes `from` onto it puts them: a frame apart, a grid moves nearly rigidly, and an
-/// outline with one corner a cell off (cut short on a blurred frame) does not.
-fn unlike_a_move(from: &Quad, to: &Quad) -> f64 {
+/// Where the grid outlined by `from` is, found again a frame later as `to`: `to` itself when its
+/// corners lie where a move, turn and scaling of `from` puts them (to within
+/// [`MOVE_MISFIT_CELLS`] of a cell); else `from` moved as three of the corners moved together,
+/// the fourth being off (cut short on a blurred frame, or at the frame's edge); else None.
+fn moved_like(from: &Quad, to: &Quad, cell: f64) -> Option<Quad> {
+    let all = [0, 1, 2, 3];
+    let (_, misfit) = similarity(from, to, &all)?;
+    if misfit < MOVE_MISFIT_CELLS * cell {
+        return Some(*to);
+    }
+    let (moved, misfit) = (0..4)
+        .filter_map(|out| {
+            let three: Vec<usize> = all.into_iter().filter(|&k| k != out).collect();
+            similarity(from, to, &three)
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))?;
+    (misfit < THREE_MOVED_CELLS * cell).then(|| Quad(from.0.map(&moved)))
+}
+
+/// The move, turn and scaling that best takes corners `which` of `from` onto those of `to`
+/// (least squares), and how far (pixels) it leaves them at most.
+fn similarity(
+    from: &Quad,
+    to: &Quad,
+    which: &[usize],
+) -> Option<(impl Fn([f64; 2]) -> [f64; 2] + use<>, f64)> {
+    let n = which.len() as f64;
     let centre = |q: &Quad| {
-        let [x, y] = q.0.iter().fold([0.0, 0.0], |a, p| [a[0] + p[0], a[1] + p[1]]);
-        [x / 4.0, y / 4.0]
+        let [x, y] = which.iter().fold([0.0, 0.0], |a, &k| [a[0] + q.0[k][0], a[1] + q.0[k][1]]);
+        [x / n, y / n]
     };
     let (cf, ct) = (centre(from), centre(to));
     let (mut dot, mut cross, mut norm) = (0.0, 0.0, 0.0);
-    for (p, q) in from.0.iter().zip(&to.0) {
-        let (x, y) = (p[0] - cf[0], p[1] - cf[1]);
-        let (u, v) = (q[0] - ct[0], q[1] - ct[1]);
+    for &k in which {
+        let (x, y) = (from.0[k][0] - cf[0], from.0[k][1] - cf[1]);
+        let (u, v) = (to.0[k][0] - ct[0], to.0[k][1] - ct[1]);
         dot += x * u + y * v;
         cross += x * v - y * u;
         norm += x * x + y * y;
     }
     if norm == 0.0 {
-        return f64::INFINITY;
+        return None;
     }
     let (a, b) = (dot / norm, cross / norm);
-    from.0
+    let moved = move |[x, y]: [f64; 2]| {
+        let (x, y) = (x - cf[0], y - cf[1]);
+        [ct[0] + a * x - b * y, ct[1] + b * x + a * y]
+    };
+    let misfit = which
         .iter()
-        .zip(&to.0)
-        .map(|(p, q)| {
-            let (x, y) = (p[0] - cf[0], p[1] - cf[1]);
-            let moved = [ct[0] + a * x - b * y, ct[1] + b * x + a * y];
-            distance(moved, *q)
-        })
-        .fold(0.0, f64::max)
+        .map(|&k| distance(moved(from.0[k]), to.0[k]))
+        .fold(0.0, f64::max);
+    Some((moved, misfit))
 }
 
 /// How far the grid moved from the frame before to this one, as a share of its side.
@@ -829,7 +854,7 @@ mod tests {
     }
 
     #[test]
-    fn a_grid_moved_turned_and_scaled_is_like_a_move_and_one_cut_a_cell_short_is_not() {
+    fn a_grid_found_again_moved_is_taken_and_one_with_a_corner_cut_short_moves_with_the_other_three() {
         let grid = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
         let (turn, scale) = (0.05f64, 1.04);
         let moved = Quad(grid.0.map(|[x, y]| {
@@ -839,12 +864,20 @@ mod tests {
                 230.0 + scale * (x * turn.sin() + y * turn.cos()),
             ]
         }));
-        assert!(unlike_a_move(&grid, &moved) < 0.5);
-        // Its top-left corner on the first inner column line (36 px cells).
+        // Taken as found.
+        assert_eq!(moved_like(&grid, &moved, 36.0), Some(moved));
+        // Its top-left corner on the first inner column line (36 px cells): the grid moves with
+        // the other three corners.
         let mut cut = moved;
         cut.0[0] = [moved.0[0][0] + 36.0, moved.0[0][1]];
-        let misfit = unlike_a_move(&grid, &cut);
-        assert!(misfit > MOVE_MISFIT_CELLS * 36.0, "{misfit:.1} px");
+        let taken = moved_like(&grid, &cut, 36.0).expect("moved with three corners");
+        assert!(taken.max_corner_distance(&moved) < 0.5, "{taken:?}");
+        // Every corner somewhere else: not taken.
+        let scattered = Quad(std::array::from_fn(|i| {
+            let [x, y] = moved.0[i];
+            [x + [0.0, 40.0, -30.0, 20.0][i], y + [30.0, 0.0, 25.0, -40.0][i]]
+        }));
+        assert_eq!(moved_like(&grid, &scattered, 36.0), None);
     }
 
     #[test]
