@@ -17,7 +17,7 @@ use crate::raster::GrayView;
 use crate::recognize::decode::Correction;
 use crate::recognize::detect::{self, Look};
 use crate::recognize::read::{DigitReader, GridReading};
-use crate::recognize::verdict::{Judged, Status, judge_picture};
+use crate::recognize::verdict::{Judged, Status, entries_of, judge_picture};
 use crate::recognize::{Orientation, Recognition, RecognizeTimes, recognize};
 
 /// The smallest picture worth searching: 9 cells of 10 pixels.
@@ -44,19 +44,7 @@ pub struct Puzzle {
 
 impl Puzzle {
     fn new(quad: Quad, reading: GridReading, judged: Judged) -> Puzzle {
-        // A digit in a cell that is not a clue is somebody's entry: one read as handwritten,
-        // and also one read surely as a digit whose style the reader could not settle (a thin
-        // written 7 taken for print and for writing about equally, so that the decoder left it
-        // out of the clues), which would otherwise be neither, and have the solution drawn
-        // over it. A cell judged a printed clue (corrected into one, or read as handwriting but
-        // needed as a clue for the puzzle to have one solution) is no entry.
-        const SURE_DIGIT: f32 = 0.9;
-        let mut entries = Grid::EMPTY;
-        for ((entry, r), &clue) in entries.0.iter_mut().zip(&reading.0).zip(&judged.clues.0) {
-            if clue == 0 && (r.handwritten || r.confidence >= SURE_DIGIT) {
-                *entry = r.digit;
-            }
-        }
+        let entries = entries_of(&reading, &judged.clues);
         let Judged {
             clues,
             solution,

@@ -67,6 +67,36 @@ impl Judged {
     }
 }
 
+/// Digits somebody wrote into the grid (0 elsewhere), as `reading` shows them beside the printed
+/// `clues`. A digit in a cell that is not a clue is somebody's entry: one read as handwritten,
+/// and also one read surely as a digit whose style the reader could not settle (a thin written
+/// 7 taken for print and for writing about equally, so that the decoder left it out of the
+/// clues), which would otherwise be neither, and have the solution drawn over it. A cell judged
+/// a printed clue (corrected into one, or read as handwriting but needed as a clue for the
+/// puzzle to have one solution) is no entry.
+pub fn entries_of(reading: &GridReading, clues: &Grid) -> Grid {
+    const SURE_DIGIT: f32 = 0.9;
+    let mut entries = Grid::EMPTY;
+    for ((entry, r), &clue) in entries.0.iter_mut().zip(&reading.0).zip(&clues.0) {
+        if clue == 0 && (r.handwritten || r.confidence >= SURE_DIGIT) {
+            *entry = r.digit;
+        }
+    }
+    entries
+}
+
+/// [`entries_of`] in video, where the grid is read again and again: a cell beside a hidden
+/// stretch of line (a finger over it) keeps its entry from `before`.
+pub fn entries_seen(reading: &GridReading, clues: &Grid, before: &Grid) -> Grid {
+    let mut entries = entries_of(reading, clues);
+    for (i, entry) in entries.0.iter_mut().enumerate() {
+        if reading.0.get(i).is_some_and(|r| r.hidden) && clues.0[i] == 0 {
+            *entry = before.0[i];
+        }
+    }
+    entries
+}
+
 /// Solves the clues that were read, mapping each failure to its [`Status`].
 pub fn solve_clues(clues: &Grid) -> (Option<Grid>, Status) {
     match solve(clues) {
@@ -377,6 +407,27 @@ fn judge_sums(evidence: &Sums) -> Option<Judged> {
 pub(crate) mod tests {
     use super::*;
     use crate::recognize::read::CellReading;
+
+    #[test]
+    fn entries_are_handwritten_or_sure_digits_beside_the_clues_and_hidden_cells_keep_the_last_seen() {
+        let clues: Grid = PUZZLE.parse().unwrap();
+        let empty: Vec<usize> = (0..81).filter(|&i| clues.0[i] == 0).collect();
+        let mut written = clues;
+        written.0[empty[0]] = 4;
+        written.0[empty[1]] = 7;
+        let mut reading = reading_of(&written, 0.95);
+        reading.0[empty[1]].handwritten = true;
+        reading.0[empty[1]].confidence = 0.6;
+        let entries = entries_of(&reading, &clues);
+        assert_eq!((entries.0[empty[0]], entries.0[empty[1]]), (4, 7));
+        assert_eq!(entries.0.iter().filter(|&&d| d != 0).count(), 2, "clues are no entries");
+        // A finger over the first: what was seen there before stays; the second, seen empty
+        // now, is rubbed out.
+        let mut covered = reading_of(&clues, 0.95);
+        covered.0[empty[0]] = covered.0[empty[0]].hidden(HIDDEN_CELL_POWER);
+        let now = entries_seen(&covered, &clues, &entries);
+        assert_eq!((now.0[empty[0]], now.0[empty[1]]), (4, 0));
+    }
 
     #[test]
     fn a_cell_once_seen_hidden_is_read_less_surely_in_every_frame() {

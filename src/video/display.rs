@@ -14,6 +14,7 @@ use opencv::videoio::VideoWriter;
 use serde::Serialize;
 
 use crate::error::io_reason;
+use crate::grid::Grid;
 use crate::error::{Error, Result};
 use crate::overlay;
 use crate::video::vision::{FrameView, LiveState, PuzzleView};
@@ -21,7 +22,8 @@ use crate::video::vision::{FrameView, LiveState, PuzzleView};
 /// Rendered digit masks, one per solved puzzle: rendering is done once, warping every frame.
 #[derive(Default)]
 pub struct Painter {
-    masks: HashMap<u64, Mat>,
+    /// By puzzle and the entries left out (rendered again when somebody writes in a digit).
+    masks: HashMap<(u64, Grid), Mat>,
 }
 
 impl Painter {
@@ -34,11 +36,17 @@ impl Painter {
         if let Some(known) = &puzzle.solved
             && let Some(solution) = &known.solution
         {
-            let mask = match self.masks.get(&known.id) {
+            // Not drawn over digits somebody wrote in, as on a photo (`photo::annotate`).
+            let key = (known.id, puzzle.entries);
+            let mask = match self.masks.get(&key) {
                 Some(mask) => mask,
                 None => {
-                    let mask = overlay::render_digits(&known.clues, solution)?;
-                    self.masks.entry(known.id).or_insert(mask)
+                    let mut filled = known.clues;
+                    for (cell, &entry) in filled.0.iter_mut().zip(&puzzle.entries.0) {
+                        *cell = (*cell).max(entry);
+                    }
+                    let mask = overlay::render_digits(&filled, solution)?;
+                    self.masks.entry(key).or_insert(mask)
                 }
             };
             return overlay::draw(image, mask, &puzzle.quad, overlay::SOLUTION_COLOUR);
@@ -338,4 +346,67 @@ fn status_line(image: &mut Mat, text: &str) -> Result<()> {
         false,
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::Quad;
+    use crate::recognize::verdict::Status;
+    use crate::recognize::verdict::tests::PUZZLE;
+    use crate::video::vision::{Known, VisionTimes};
+    use opencv::core::{CV_8UC3, Rect};
+    use std::sync::Arc;
+
+    /// Pixels of the solution's colour in cell `cell` of a grid drawn at 90 px cells from (45, 45).
+    fn green_in(image: &Mat, cell: usize) -> usize {
+        let (row, col) = ((cell / 9) as i32, (cell % 9) as i32);
+        let region = Mat::roi(image, Rect::new(45 + col * 90, 45 + row * 90, 90, 90)).unwrap();
+        let mut green = 0;
+        for y in 0..region.rows() {
+            for x in 0..region.cols() {
+                let p = region.at_2d::<opencv::core::Vec3b>(y, x).unwrap();
+                green += usize::from(p[1] > 100 && p[0] < 80 && p[2] < 80);
+            }
+        }
+        green
+    }
+
+    #[test]
+    fn the_solution_is_not_drawn_over_a_digit_somebody_wrote_in() {
+        let clues: Grid = PUZZLE.parse().unwrap();
+        let solution = crate::solve::solve(&clues).unwrap();
+        let empty: Vec<usize> = (0..81).filter(|&i| clues.0[i] == 0).collect();
+        let (written, left) = (empty[0], empty[1]);
+        let mut entries = Grid::EMPTY;
+        entries.0[written] = solution.0[written];
+        let known = Arc::new(Known {
+            id: 0,
+            clues,
+            solution: Some(solution),
+            status: Status::Solved,
+        });
+        let quad = Quad([[45.0, 45.0], [855.0, 45.0], [855.0, 855.0], [45.0, 855.0]]);
+        let view = |entries: Grid| FrameView {
+            puzzle: Some(PuzzleView {
+                quad,
+                clues,
+                state: LiveState::Solved,
+                solved: Some(known.clone()),
+                entries,
+                covered: false,
+            }),
+            times: VisionTimes::default(),
+        };
+        let mut painter = Painter::default();
+        let blank = || Mat::new_rows_cols_with_default(900, 900, CV_8UC3, Scalar::all(255.0)).unwrap();
+        let mut image = blank();
+        painter.paint(&mut image, &view(entries)).unwrap();
+        assert_eq!(green_in(&image, written), 0);
+        assert!(green_in(&image, left) > 50);
+        // Rubbed out again: drawn there too.
+        let mut image = blank();
+        painter.paint(&mut image, &view(Grid::EMPTY)).unwrap();
+        assert!(green_in(&image, written) > 50);
+    }
 }

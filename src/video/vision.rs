@@ -20,7 +20,9 @@ use crate::geometry::{Homography, Quad, distance};
 use crate::grid::Grid;
 use crate::recognize::detect::{self, Detection, Ink, Look};
 use crate::recognize::read::{DigitReader, GridReading, argmax};
-use crate::recognize::verdict::{Evidence, Judged, MAX_READING_FRAMES, SURE, Status, judge_frames};
+use crate::recognize::verdict::{
+    Evidence, Judged, MAX_READING_FRAMES, SURE, Status, entries_of, entries_seen, judge_frames,
+};
 use crate::recognize::{Orientation, RecognizeTimes, Recognition, recognize};
 use crate::video::track::{self, Alignment, Anchor, TrackFrame};
 
@@ -104,6 +106,8 @@ pub struct PuzzleView {
     pub state: LiveState,
     /// Set exactly when the solution is to be drawn on this frame.
     pub solved: Option<Arc<Known>>,
+    /// Digits somebody wrote into the grid, as last read: the solution is not drawn over them.
+    pub entries: Grid,
     /// Whether, while the puzzle is read, something over the paper (a finger) hides part of
     /// the grid: the puzzle may not be read until it moves.
     pub covered: bool,
@@ -178,6 +182,8 @@ struct Track {
     disputed: Option<(Quad, u32)>,
     /// While an unsolved puzzle is read again: what it was judged (unsolvable, multiple).
     provisional: Option<LiveState>,
+    /// Digits somebody wrote into the grid, as the last reading that showed the puzzle saw them.
+    entries: Grid,
 }
 
 impl Track {
@@ -199,6 +205,7 @@ impl Track {
             ink: found.ink,
             disputed: None,
             provisional: None,
+            entries: Grid::EMPTY,
         }))
     }
 
@@ -514,6 +521,9 @@ impl Vision {
                     && recognition.on_lines
                     && !recognition.turned
                     && still_shows(known, &reading);
+                if !doubtful && still_shows(known, &reading) {
+                    track.entries = entries_seen(&reading, &known.clues, &track.entries);
+                }
                 if known.solution.is_none() {
                     // Unsolved: perhaps misread; read it again rather than hold on to that,
                     // still saying what it was judged until a new verdict.
@@ -530,6 +540,7 @@ impl Vision {
             Identity::Reading(evidence) => {
                 if let Some(known) = self.known.iter().find(|k| same_puzzle(k, &reading)) {
                     tracing::debug!(id = known.id, "puzzle seen before");
+                    track.entries = entries_of(&reading, &known.clues);
                     track.identity = Identity::Known(known.clone());
                     // One reading's corners: drawn once the next reading agrees.
                     track.confirmed = false;
@@ -559,6 +570,7 @@ impl Vision {
                     if known.solution.is_some() {
                         self.known.push(known.clone());
                     }
+                    track.entries = entries_of(&reading, &known.clues);
                     track.identity = Identity::Known(known);
                     track.since_check = 0;
                     track.confirmed = !doubtful;
@@ -711,6 +723,7 @@ fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
             clues: evidence.clues(),
             state: track.provisional.unwrap_or(LiveState::Reading),
             solved: None,
+            entries: Grid::EMPTY,
             covered: evidence.covered(),
         },
         Identity::Known(known) => {
@@ -731,6 +744,7 @@ fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
                 clues: known.clues,
                 state,
                 solved,
+                entries: track.entries,
                 covered: false,
             }
         }
