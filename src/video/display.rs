@@ -19,6 +19,11 @@ use crate::error::{Error, Result};
 use crate::overlay;
 use crate::video::vision::{FrameView, LiveState, PuzzleView};
 
+/// Outline colours (BGR): a grid being read (or solved, its digits held back this frame), and
+/// one judged without a single solution.
+const READING_COLOUR: [u8; 3] = [0, 165, 255];
+const UNSOLVED_COLOUR: [u8; 3] = [40, 40, 230];
+
 /// Rendered digit masks, one per solved puzzle: rendering is done once, warping every frame.
 #[derive(Default)]
 pub struct Painter {
@@ -27,8 +32,8 @@ pub struct Painter {
 }
 
 impl Painter {
-    /// Draws `view` onto `image`: the solution's digits when it is solved, else a thin outline
-    /// of the grid being read (orange) or judged unsolvable (red).
+    /// Draws `view` onto `image`: the solution's digits when they are to be drawn, else a thin
+    /// outline of the grid being read or solved (orange) or judged unsolvable or ambiguous (red).
     pub fn paint(&mut self, image: &mut Mat, view: &FrameView) -> Result<()> {
         let Some(puzzle) = &view.puzzle else {
             return Ok(());
@@ -51,10 +56,11 @@ impl Painter {
             };
             return overlay::draw(image, mask, &puzzle.quad, overlay::SOLUTION_COLOUR);
         }
-        let colour = if puzzle.state == LiveState::Reading {
-            [0, 165, 255]
-        } else {
-            [40, 40, 230]
+        let colour = match puzzle.state {
+            // Being read, or solved but not drawn on this frame (the page moves too fast, or the
+            // track is being aligned again): still at work, orange; not the red of a verdict.
+            LiveState::Reading | LiveState::Solved => READING_COLOUR,
+            LiveState::Unsolvable | LiveState::Multiple => UNSOLVED_COLOUR,
         };
         let thickness = (image.cols().max(image.rows()) / 500).max(2);
         overlay::outline(image, &puzzle.quad, colour, thickness)
@@ -408,5 +414,31 @@ mod tests {
         let mut image = blank();
         painter.paint(&mut image, &view(Grid::EMPTY)).unwrap();
         assert!(green_in(&image, written) > 50);
+    }
+
+    #[test]
+    fn a_solved_puzzle_whose_digits_are_held_back_is_outlined_as_at_work_not_as_unsolvable() {
+        let quad = Quad([[45.0, 45.0], [855.0, 45.0], [855.0, 855.0], [45.0, 855.0]]);
+        let outline_of = |state| {
+            let view = FrameView {
+                puzzle: Some(PuzzleView {
+                    quad,
+                    clues: Grid::EMPTY,
+                    state,
+                    solved: None,
+                    entries: Grid::EMPTY,
+                    covered: false,
+                }),
+                times: VisionTimes::default(),
+            };
+            let mut image =
+                Mat::new_rows_cols_with_default(900, 900, CV_8UC3, Scalar::all(255.0)).unwrap();
+            Painter::default().paint(&mut image, &view).unwrap();
+            let p = *image.at_2d::<opencv::core::Vec3b>(450, 45).unwrap();
+            [p[0], p[1], p[2]]
+        };
+        assert_eq!(outline_of(LiveState::Solved), READING_COLOUR);
+        assert_eq!(outline_of(LiveState::Reading), READING_COLOUR);
+        assert_eq!(outline_of(LiveState::Multiple), UNSOLVED_COLOUR);
     }
 }
