@@ -9,13 +9,19 @@ use sudoku_ar::recognize::cells;
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let image = sudoku_ar::photo::load_image(std::path::Path::new(&args[1]))?;
-    let v: Vec<f64> = args[2..10].iter().map(|a| a.parse()).collect::<Result<_, _>>()?;
+    let v: Vec<f64> = args[2..10]
+        .iter()
+        .map(|a| a.parse())
+        .collect::<Result<_, _>>()?;
     let quad = Quad([[v[0], v[1]], [v[2], v[3]], [v[4], v[5]], [v[6], v[7]]]);
     let mut gray = Mat::default();
     imgproc::cvt_color(&image, &mut gray, imgproc::COLOR_BGR2GRAY, 0)?;
     match cells::rectify_along_lines(&gray, &quad)? {
         Some(fitted) => {
-            println!("lines: {:?} border seen {:?}", fitted.quad, fitted.border_seen);
+            println!(
+                "lines: {:?} border seen {:?}",
+                fitted.quad, fitted.border_seen
+            );
             if let Some(out) = args.get(10) {
                 imgcodecs::imwrite(out, &fitted.rectified, &Vector::new())?;
             }

@@ -445,7 +445,10 @@ fn darker_along(
     (0..ALONG)
         .map(|j| {
             let t = 0.05 + 0.9 * j as f64 / (ALONG - 1) as f64;
-            let p = [from[0] + (to[0] - from[0]) * t, from[1] + (to[1] - from[1]) * t];
+            let p = [
+                from[0] + (to[0] - from[0]) * t,
+                from[1] + (to[1] - from[1]) * t,
+            ];
             let mut centre = f64::MAX;
             for o in [-0.1, -0.05, 0.0, 0.05, 0.1] {
                 centre = centre.min(at(p, o)?);
@@ -509,8 +512,7 @@ fn uncut(view: &GrayView, quad: &Quad) -> Quad {
                     continue;
                 };
                 let dark = mean(&then);
-                let all_along = then.iter().filter(|&&d| d >= WEAK_SIDE * strongest).count()
-                    as f64
+                let all_along = then.iter().filter(|&&d| d >= WEAK_SIDE * strongest).count() as f64
                     / then.len() as f64;
                 let border = dark >= UNCUT_GAIN * now
                     && (WEAK_SIDE * strongest..=UNCUT_MOST * strongest).contains(&dark)
@@ -524,7 +526,14 @@ fn uncut(view: &GrayView, quad: &Quad) -> Quad {
     let Some((dark, c, moved)) = best else {
         return *quad;
     };
-    tracing::debug!(corner = c, strongest, dark, ?moved, ?quad, "an outline corner cut short: moved out to the border");
+    tracing::debug!(
+        corner = c,
+        strongest,
+        dark,
+        ?moved,
+        ?quad,
+        "an outline corner cut short: moved out to the border"
+    );
     let mut uncut = *quad;
     uncut.0[c] = image_from_grid.apply(moved);
     uncut
@@ -733,9 +742,15 @@ pub(crate) mod tests {
         for cut in [cut_left, cut_top, two_short] {
             // Moved out near the border, then onto it as every outline is (`find_dark_grid`).
             let moved = uncut(&view, &cut);
-            assert!(moved.max_corner_distance(&truth) < 8.0, "{cut:?} -> {moved:?}");
+            assert!(
+                moved.max_corner_distance(&truth) < 8.0,
+                "{cut:?} -> {moved:?}"
+            );
             let refined = refine_corners(&view, &moved, 1.0);
-            assert!(refined.max_corner_distance(&truth) < 1.5, "{cut:?} -> {refined:?}");
+            assert!(
+                refined.max_corner_distance(&truth) < 1.5,
+                "{cut:?} -> {refined:?}"
+            );
         }
         // Whole: left alone.
         assert_eq!(uncut(&view, &truth), truth);

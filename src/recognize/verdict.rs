@@ -409,7 +409,8 @@ pub(crate) mod tests {
     use crate::recognize::read::CellReading;
 
     #[test]
-    fn entries_are_handwritten_or_sure_digits_beside_the_clues_and_hidden_cells_keep_the_last_seen() {
+    fn entries_are_handwritten_or_sure_digits_beside_the_clues_and_hidden_cells_keep_the_last_seen()
+    {
         let clues: Grid = PUZZLE.parse().unwrap();
         let empty: Vec<usize> = (0..81).filter(|&i| clues.0[i] == 0).collect();
         let mut written = clues;
@@ -420,7 +421,11 @@ pub(crate) mod tests {
         reading.0[empty[1]].confidence = 0.6;
         let entries = entries_of(&reading, &clues);
         assert_eq!((entries.0[empty[0]], entries.0[empty[1]]), (4, 7));
-        assert_eq!(entries.0.iter().filter(|&&d| d != 0).count(), 2, "clues are no entries");
+        assert_eq!(
+            entries.0.iter().filter(|&&d| d != 0).count(),
+            2,
+            "clues are no entries"
+        );
         // A finger over the first: what was seen there before stays; the second, seen empty
         // now, is rubbed out.
         let mut covered = reading_of(&clues, 0.95);

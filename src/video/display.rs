@@ -14,8 +14,8 @@ use opencv::videoio::VideoWriter;
 use serde::Serialize;
 
 use crate::error::io_reason;
-use crate::grid::Grid;
 use crate::error::{Error, Result};
+use crate::grid::Grid;
 use crate::overlay;
 use crate::video::vision::{FrameView, LiveState, PuzzleView};
 
@@ -405,7 +405,8 @@ mod tests {
             times: VisionTimes::default(),
         };
         let mut painter = Painter::default();
-        let blank = || Mat::new_rows_cols_with_default(900, 900, CV_8UC3, Scalar::all(255.0)).unwrap();
+        let blank =
+            || Mat::new_rows_cols_with_default(900, 900, CV_8UC3, Scalar::all(255.0)).unwrap();
         let mut image = blank();
         painter.paint(&mut image, &view(entries)).unwrap();
         assert_eq!(green_in(&image, written), 0);

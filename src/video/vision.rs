@@ -23,7 +23,7 @@ use crate::recognize::read::{DigitReader, GridReading, argmax};
 use crate::recognize::verdict::{
     Evidence, Judged, MAX_READING_FRAMES, SURE, Status, entries_of, entries_seen, judge_frames,
 };
-use crate::recognize::{Orientation, RecognizeTimes, Recognition, recognize};
+use crate::recognize::{Orientation, Recognition, RecognizeTimes, recognize};
 use crate::video::track::{self, Alignment, Anchor, TrackFrame};
 
 /// A shown puzzle is read again every this many frames, to notice a replaced puzzle.
@@ -260,29 +260,35 @@ impl Track {
             && recognition.on_lines
             && !agrees
             && !self.lines_hold_their_place(&recognition.quad);
-        // Where the track is to be from now on, named as the grid was read.
-        let (taken, restart) = if doubtful {
+        if doubtful {
             tracing::debug!("lines beside something over the grid disagree with the track");
             self.confirmed = false;
             // The track stays where it is, but is named the way the grid was read: the readings
             // it adds up are of the grid that way up (named as before, a blurred frame's turned
             // reading had the solution drawn turned).
-            (recognition.turned.then_some(placed), false)
+            if recognition.turned && self.start_again_at(current, &placed)? {
+                self.disputed = None;
+            }
         } else {
             self.disputed = None;
-            let moved = recognition.on_lines || recognition.turned;
-            (moved.then_some(recognition.quad), true)
-        };
-        if let Some(h) = taken.and_then(|q| Homography::from_quads(&Quad::UNIT, &q)) {
-            self.image_from_grid = h;
-            self.anchor = Anchor::new(current, &h)?;
-            if restart {
+            if (recognition.on_lines || recognition.turned)
+                && self.start_again_at(current, &recognition.quad)?
+            {
                 self.unanchored_for = 0;
-            } else {
-                self.disputed = None;
             }
         }
         Ok((agrees, doubtful))
+    }
+
+    /// Puts the track, and the anchor it is aligned to, at `quad`; false (and left as it is)
+    /// when its corners make no homography.
+    fn start_again_at(&mut self, current: &TrackFrame, quad: &Quad) -> Result<bool> {
+        let Some(h) = Homography::from_quads(&Quad::UNIT, quad) else {
+            return Ok(false);
+        };
+        self.image_from_grid = h;
+        self.anchor = Anchor::new(current, &h)?;
+        Ok(true)
     }
 }
 
@@ -517,11 +523,9 @@ impl Vision {
                 // outline's corners puts the grid nowhere new) and show the puzzle: glare over
                 // image42 broke its outline, the grid was found again 0.9 cell off, and read
                 // there it confirmed itself.
-                track.confirmed |= agrees
-                    && recognition.on_lines
-                    && !recognition.turned
-                    && still_shows(known, &reading);
-                if !doubtful && still_shows(known, &reading) {
+                let shows = still_shows(known, &reading);
+                track.confirmed |= agrees && recognition.on_lines && !recognition.turned && shows;
+                if !doubtful && shows {
                     track.entries = entries_seen(&reading, &known.clues, &track.entries);
                 }
                 if known.solution.is_none() {
@@ -610,7 +614,9 @@ fn similarity(
 ) -> Option<(impl Fn([f64; 2]) -> [f64; 2] + use<>, f64)> {
     let n = which.len() as f64;
     let centre = |q: &Quad| {
-        let [x, y] = which.iter().fold([0.0, 0.0], |a, &k| [a[0] + q.0[k][0], a[1] + q.0[k][1]]);
+        let [x, y] = which
+            .iter()
+            .fold([0.0, 0.0], |a, &k| [a[0] + q.0[k][0], a[1] + q.0[k][1]]);
         [x / n, y / n]
     };
     let (cf, ct) = (centre(from), centre(to));
@@ -868,7 +874,8 @@ mod tests {
     }
 
     #[test]
-    fn a_grid_found_again_moved_is_taken_and_one_with_a_corner_cut_short_moves_with_the_other_three() {
+    fn a_grid_found_again_moved_is_taken_and_one_with_a_corner_cut_short_moves_with_the_other_three()
+     {
         let grid = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
         let (turn, scale) = (0.05f64, 1.04);
         let moved = Quad(grid.0.map(|[x, y]| {
@@ -889,7 +896,10 @@ mod tests {
         // Every corner somewhere else: not taken.
         let scattered = Quad(std::array::from_fn(|i| {
             let [x, y] = moved.0[i];
-            [x + [0.0, 40.0, -30.0, 20.0][i], y + [30.0, 0.0, 25.0, -40.0][i]]
+            [
+                x + [0.0, 40.0, -30.0, 20.0][i],
+                y + [30.0, 0.0, 25.0, -40.0][i],
+            ]
         }));
         assert_eq!(moved_like(&grid, &scattered, 36.0), None);
     }
