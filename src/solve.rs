@@ -351,8 +351,8 @@ impl Board {
     fn guess_cell(&self) -> (usize, u32) {
         for cells in [&self.pairs, &self.triples, &self.unsolved] {
             let mut best: Option<usize> = None;
-            for band in 0..3 {
-                if cells[band] != 0
+            for (band, &cell) in cells.iter().enumerate() {
+                if cell != 0
                     && best.is_none_or(|b| {
                         self.unsolved[band].count_ones() > self.unsolved[b].count_ones()
                     })

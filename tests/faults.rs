@@ -13,15 +13,15 @@ use sudoku_ar::video::capture::{CaptureEnd, FrameSource, Pacing};
 use sudoku_ar::video::display::{JsonLines, VideoOut};
 use sudoku_ar::video::live::{self, Options, Summary};
 
-/// What the fake source does at a given frame.
+/// What the fake source does, and from which frame.
 #[derive(Clone, Copy)]
 enum Fault {
     /// Fails at this frame.
-    FailAt(u64),
+    Fail(u64),
     /// Sleeps this long before this frame.
-    StallAt(u64, Duration),
+    Stall(u64, Duration),
     /// Doubles the frame size from this frame on.
-    ResizeAt(u64),
+    Resize(u64),
 }
 
 struct Fake {
@@ -40,14 +40,14 @@ impl FrameSource for Fake {
         }
         let mut scale = 1.0;
         match self.fault {
-            Fault::FailAt(at) if i == at => {
+            Fault::Fail(at) if i == at => {
                 return Err(Error::Camera {
                     index: 7,
                     reason: "device unplugged".into(),
                 });
             }
-            Fault::StallAt(at, pause) if i == at => std::thread::sleep(pause),
-            Fault::ResizeAt(at) if i >= at => scale = 2.0,
+            Fault::Stall(at, pause) if i == at => std::thread::sleep(pause),
+            Fault::Resize(at) if i >= at => scale = 2.0,
             _ => {}
         }
         let mut frame = Mat::default();
@@ -114,7 +114,7 @@ fn lines(dir: &Path) -> usize {
 #[test]
 fn a_source_failing_mid_stream_ends_the_run_with_its_message_and_keeps_the_output() {
     let dir = tempfile::tempdir().unwrap();
-    let summary = run_fake(Fault::FailAt(20), 60, dir.path()).expect("the run itself completes");
+    let summary = run_fake(Fault::Fail(20), 60, dir.path()).expect("the run itself completes");
     match &summary.capture_end {
         CaptureEnd::Failed(message) => assert!(
             message.contains("camera 7") && message.contains("unplugged"),
@@ -139,8 +139,7 @@ fn a_source_failing_mid_stream_ends_the_run_with_its_message_and_keeps_the_outpu
 #[test]
 fn a_stall_of_seconds_is_waited_out() {
     let dir = tempfile::tempdir().unwrap();
-    let summary =
-        run_fake(Fault::StallAt(10, Duration::from_secs(3)), 30, dir.path()).expect("run");
+    let summary = run_fake(Fault::Stall(10, Duration::from_secs(3)), 30, dir.path()).expect("run");
     assert_eq!(summary.capture_end, CaptureEnd::Finished);
     assert_eq!((summary.frames, lines(dir.path())), (30, 30));
 }
@@ -148,7 +147,7 @@ fn a_stall_of_seconds_is_waited_out() {
 #[test]
 fn a_change_of_resolution_mid_stream_is_followed_or_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
-    match run_fake(Fault::ResizeAt(15), 40, dir.path()) {
+    match run_fake(Fault::Resize(15), 40, dir.path()) {
         Ok(summary) => {
             eprintln!("resolution change followed: {} frames", summary.frames);
             assert_eq!(summary.frames, 40);

@@ -30,8 +30,7 @@ fn error_line(out: &Output) -> String {
     let text = stderr(out);
     let last = text
         .lines()
-        .filter(|l| l.starts_with("sudoku-ar:"))
-        .next_back()
+        .rfind(|l| l.starts_with("sudoku-ar:"))
         .unwrap_or_default()
         .to_string();
     assert!(!text.contains("panicked"), "panic: {text}");

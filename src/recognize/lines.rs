@@ -234,7 +234,7 @@ fn follow_line(
     };
     let mut score: Vec<f64> = (0..width).map(|o| ridge(0, o) - stray(0, o)).collect();
     let mut back = vec![vec![0usize; width]; profiles.len()];
-    for j in 1..profiles.len() {
+    for (j, back_j) in back.iter_mut().enumerate().skip(1) {
         let mut next = vec![0.0; width];
         for o in 0..width {
             let (best, from) = (0..width)
@@ -246,7 +246,7 @@ fn follow_line(
                 })
                 .fold((f64::MIN, 0), |a, b| if b.0 > a.0 { b } else { a });
             next[o] = best + ridge(j, o) - stray(j, o);
-            back[j][o] = from;
+            back_j[o] = from;
         }
         score = next;
     }

@@ -154,7 +154,8 @@ pub struct VisionTimes {
 }
 
 enum Identity {
-    Reading(Evidence),
+    /// Boxed: the summed readings are large, a known puzzle is a pointer.
+    Reading(Box<Evidence>),
     Known(Arc<Known>),
 }
 
@@ -196,7 +197,7 @@ impl Track {
         Ok(Some(Track {
             image_from_grid,
             motion: None,
-            identity: Identity::Reading(Evidence::new()),
+            identity: Identity::Reading(Box::new(Evidence::new())),
             oriented: false,
             since_check: 0,
             confirmed: false,
@@ -534,7 +535,7 @@ impl Vision {
                     track.provisional = Some(LiveState::of(known.status));
                     let mut evidence = Evidence::new();
                     evidence.add(&reading);
-                    track.identity = Identity::Reading(evidence);
+                    track.identity = Identity::Reading(Box::new(evidence));
                 } else if replaced(known, &reading) {
                     // Start afresh: the new puzzle's grid may not line up with the old one's.
                     tracing::debug!(id = known.id, "a different puzzle is in view");
@@ -563,7 +564,7 @@ impl Vision {
                 }
                 if recognition.turned {
                     // The readings so far were of the grid another way up.
-                    *evidence = Evidence::new();
+                    **evidence = Evidence::new();
                 }
                 evidence.add(&reading);
                 let start = Instant::now();
