@@ -47,6 +47,9 @@ const MOVE_MISFIT_CELLS: f64 = 0.3;
 const THREE_MOVED_CELLS: f64 = 0.1;
 /// A re-reading puts the grid within this many cells of the track: the same place.
 const CONFIRM_CELLS: f64 = 0.15;
+/// Lines within this many cells of a grid just found are taken over its outline even beside
+/// something over the grid (see `Track::take_lines`).
+const OUTLINE_OFF_CELLS: f64 = 0.3;
 /// Readings in a row whose lines, followed beside something over the grid, disagree with the
 /// track but put the grid in the same place on the paper every time, after which the lines are
 /// taken: it is the track that is off (an outline found at a smeared paper edge, `image36`,
@@ -178,6 +181,9 @@ struct Track {
     unanchored_for: u32,
     /// Whether the grid is printed dark on light or light on dark (a dark-mode screen).
     ink: Ink,
+    /// Whether the track has been on the printed lines since the grid was found: before, it is
+    /// where the outline search put it, which a thumb or a glare spot over the border pulls off.
+    on_lines: bool,
     /// Where the last readings' lines, doubtful beside something over the grid, put the grid
     /// in the track's own coordinates, and how many readings in a row did so.
     disputed: Option<(Quad, u32)>,
@@ -204,6 +210,7 @@ impl Track {
             anchor: Anchor::new(current, &image_from_grid)?,
             unanchored_for: 0,
             ink: found.ink,
+            on_lines: false,
             disputed: None,
             provisional: None,
             entries: Grid::EMPTY,
@@ -257,9 +264,15 @@ impl Track {
         let agrees = recognition.quad.max_corner_distance(&placed) <= CONFIRM_CELLS * cell;
         let covered = recognition.reading.hidden().contains(&true);
         tracing::trace!(?quad, lines = ?recognition.quad, on_lines = recognition.on_lines, agrees, covered, "read");
+        // A track not yet on the lines is only the outline search's guess, pulled off by the
+        // thumb over the border that the lines were followed past: lines near it are the better
+        // guess (thumb:image1038 was held back 7 frames, its outline 0.17 cell off).
+        let outline_off = !self.on_lines
+            && recognition.quad.max_corner_distance(&placed) <= OUTLINE_OFF_CELLS * cell;
         let doubtful = covered
             && recognition.on_lines
             && !agrees
+            && !outline_off
             && !self.lines_hold_their_place(&recognition.quad);
         if doubtful {
             tracing::debug!("lines beside something over the grid disagree with the track");
@@ -276,6 +289,7 @@ impl Track {
                 && self.start_again_at(current, &recognition.quad)?
             {
                 self.unanchored_for = 0;
+                self.on_lines |= recognition.on_lines;
             }
         }
         Ok((agrees, doubtful))
@@ -855,6 +869,8 @@ mod tests {
             ink: Ink::Dark,
         };
         let mut track = Track::start(&current, &found).unwrap().unwrap();
+        // Followed on the lines before (a grid just found takes lines near its outline).
+        track.on_lines = true;
         let right = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
         let turned = Quad(std::array::from_fn(|i| right.0[(i + 1) % 4]));
         let mut reading = reading_of(&PUZZLE.parse().unwrap(), 0.9);
@@ -872,6 +888,42 @@ mod tests {
         let now = track::quad_of(&track.image_from_grid);
         let expected = Quad(std::array::from_fn(|i| tracked.0[(i + 1) % 4]));
         assert!(now.max_corner_distance(&expected) < 0.5, "track at {now:?}");
+    }
+
+    #[test]
+    fn beside_something_over_the_grid_lines_near_a_grid_just_found_are_taken_and_later_not() {
+        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
+        let current = TrackFrame::new(&page).unwrap();
+        let right = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        // Outlined with its bottom-left corner 6 px (a sixth of a cell) out, by a thumb over the
+        // border; read with a cell beside the thumb hidden and the lines where the grid is.
+        let outlined = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [144.0, 404.0]]);
+        let found = Detection {
+            quad: outlined,
+            score: detect::MIN_GRID_SCORE,
+            ink: Ink::Dark,
+        };
+        let mut reading = reading_of(&PUZZLE.parse().unwrap(), 0.9);
+        reading.0[72] = reading.0[72].hidden(0.3);
+        let recognition = Recognition {
+            quad: right,
+            reading,
+            turned: false,
+            on_lines: true,
+        };
+        let mut track = Track::start(&current, &found).unwrap().unwrap();
+        let (agrees, doubtful) = track.take_lines(&current, &outlined, &recognition).unwrap();
+        assert!(!agrees && !doubtful);
+        let now = track::quad_of(&track.image_from_grid);
+        assert!(now.max_corner_distance(&right) < 0.5, "track at {now:?}");
+        // Once on the lines, lines as far off beside the thumb are doubtful.
+        let pulled = Recognition {
+            quad: outlined,
+            ..recognition
+        };
+        let (agrees, doubtful) = track.take_lines(&current, &right, &pulled).unwrap();
+        assert!(!agrees && doubtful);
+        assert!(track::quad_of(&track.image_from_grid).max_corner_distance(&right) < 0.5);
     }
 
     #[test]
