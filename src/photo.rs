@@ -18,7 +18,7 @@ use crate::recognize::decode::Correction;
 use crate::recognize::detect::{self, Look};
 use crate::recognize::read::{DigitReader, GridReading};
 use crate::recognize::verdict::{Judged, Status, entries_of, judge_picture};
-use crate::recognize::{Orientation, Recognition, RecognizeTimes, recognize};
+use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
 
 /// The smallest picture worth searching: 9 cells of 10 pixels.
 pub const MIN_SIDE: i32 = 90;
@@ -150,6 +150,7 @@ impl PhotoPipeline {
         let Some(detection) = detection else {
             return Ok(None);
         };
+        tracing::debug!(quad = ?detection.quad, score = detection.score, "grid found");
         let mut negative = Mat::default();
         let gray = detection.ink.as_dark(&gray, &mut negative)?;
         let mut steps = RecognizeTimes::default();
@@ -157,6 +158,7 @@ impl PhotoPipeline {
             &mut self.reader,
             gray,
             &detection.quad,
+            Follow::UntilSettled,
             Orientation::Unknown,
             &mut steps,
         )?;

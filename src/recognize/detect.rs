@@ -1,7 +1,9 @@
 //! Finding the puzzle's outer square in a photo.
 //!
 //! 1. Outline candidates: the largest four-cornered outlines in an adaptive threshold of the
-//!    image, shrunk to at most [`WORK_SIDE`] pixels so that a 12 MP photo costs what a 1 MP one does.
+//!    image, shrunk to at most [`WORK_SIDE`] pixels so that a 12 MP photo costs what a 1 MP one does
+//!    (a photo with no grid found that way is searched again at up to [`FINE_WORK_SIDE`]: a
+//!    puzzle held far from the camera can be a sixth of the picture across).
 //! 2. Verification: each candidate is rectified and must show eight evenly spaced interior lines
 //!    each way ([`grid_score`]); a calendar, a chessboard or a text box does not.
 //! 3. Refinement at full resolution: along each side the centre of the outer border line is
@@ -22,6 +24,8 @@ use crate::raster::GrayView;
 
 /// Longest side, in pixels, of the image the outline search works on.
 pub const WORK_SIDE: f64 = 1024.0;
+/// Longest side of the second, finer search of a photo in which none was found.
+pub const FINE_WORK_SIDE: f64 = 2048.0;
 /// Side of the square a candidate is rectified to for verification: 9 cells of 20 pixels.
 const CHECK_CELL: i32 = 20;
 /// The least [`grid_score`] a Sudoku grid reaches; see its documentation.
@@ -81,22 +85,36 @@ pub struct Detection {
 
 /// Finds the largest Sudoku grid in a gray image, printed dark on light or else light on dark;
 /// None when there is none.
+///
+/// A video frame is searched once, at [`WORK_SIDE`]; a photo in which nothing is found that
+/// way is searched again at [`FINE_WORK_SIDE`], where a small grid's cell lines still show.
 pub fn find_grid(gray: &Mat, look: Look) -> Result<Option<Detection>> {
-    if let Some(found) = find_dark_grid(gray, look)? {
-        return Ok(Some(found));
+    let longest = gray.cols().max(gray.rows()) as f64;
+    let mut work_sides = vec![WORK_SIDE];
+    if look == Look::Only && longest > WORK_SIDE {
+        work_sides.push(FINE_WORK_SIDE);
     }
     let mut negative = Mat::default();
-    let found = find_dark_grid(Ink::Light.as_dark(gray, &mut negative)?, look)?;
-    Ok(found.map(|d| Detection {
-        ink: Ink::Light,
-        ..d
-    }))
+    for work_side in work_sides {
+        if let Some(found) = find_dark_grid(gray, look, work_side)? {
+            return Ok(Some(found));
+        }
+        let found = find_dark_grid(Ink::Light.as_dark(gray, &mut negative)?, look, work_side)?;
+        if let Some(found) = found {
+            return Ok(Some(Detection {
+                ink: Ink::Light,
+                ..found
+            }));
+        }
+    }
+    Ok(None)
 }
 
-/// Finds the largest grid printed dark on light.
-fn find_dark_grid(gray: &Mat, look: Look) -> Result<Option<Detection>> {
+/// Finds the largest grid printed dark on light, searching `gray` shrunk to at most
+/// `work_side` pixels.
+fn find_dark_grid(gray: &Mat, look: Look, work_side: f64) -> Result<Option<Detection>> {
     let (width, height) = (gray.cols(), gray.rows());
-    let scale = (width.max(height) as f64 / WORK_SIDE).max(1.0);
+    let scale = (width.max(height) as f64 / work_side).max(1.0);
     let shrunk;
     let work = if scale > 1.0 {
         let size = Size::new(

@@ -33,6 +33,21 @@ pub enum Orientation {
     Known,
 }
 
+/// How often [`recognize`] follows the printed lines from the corners given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Follow {
+    /// A photo: the outline search can put a corner of a small or shadowed grid half a cell
+    /// off, and the lines followed from it come only part of the way back; when they move the
+    /// grid, they are followed again from where they put it (a grid 180 px across in a 1920 px
+    /// picture was drawn a third of a cell off at one corner before).
+    UntilSettled,
+    /// Video: once per frame. The track carries each frame's lines on to the next frame, where
+    /// they are followed again from there anyway; following a blurred frame's lines twice
+    /// moved the drawn grid further off (hand-held set under NOISE_SEED=3: max corner error
+    /// 1.81 -> 1.89%, handheld:image1031's p99 0.84 -> 1.41%).
+    Once,
+}
+
 /// A grid as read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recognition {
@@ -64,6 +79,7 @@ pub fn recognize(
     reader: &mut DigitReader,
     gray: &Mat,
     quad: &Quad,
+    follow: Follow,
     orientation: Orientation,
     times: &mut RecognizeTimes,
 ) -> Result<Recognition> {
@@ -79,7 +95,14 @@ pub fn recognize(
             let (corners, on_lines) = outline(&fitted.quad, fitted.border_seen, quad);
             // A border not seen where the corners given put it may have been beyond the lines'
             // reach (the corners far off): follow the lines once more from where they put it.
-            match moved_on_unseen_border(&corners, quad, fitted.border_seen)
+            // So may a border they saw but only reached part of the way to (the corners given
+            // half a cell off on a small grid): they put it nearer, and followed again from
+            // there, where it is.
+            let refollow = moved_on_unseen_border(&corners, quad, fitted.border_seen)
+                || (follow == Follow::UntilSettled
+                    && corners.max_corner_distance(quad)
+                        > REFOLLOW_SEEN * corners.mean_side() / 9.0);
+            match refollow
                 .then(|| cells::rectify_along_lines(gray, &corners))
                 .transpose()?
                 .flatten()
@@ -145,6 +168,10 @@ fn mark_hidden(mut reading: GridReading, rectified: &Mat) -> Result<GridReading>
 /// When the lines move a corner given on a border they did not see by more than this many
 /// cells, they are followed again from the corners they gave.
 const REFOLLOW_AFTER: f64 = 0.2;
+
+/// When the lines move any corner by more than this many cells, they are followed again from
+/// the corners they gave.
+const REFOLLOW_SEEN: f64 = 0.1;
 
 /// A corner given within this many cells of where the lines inside place an unseen border's
 /// corner agrees with them, and is kept.

@@ -23,7 +23,7 @@ use crate::recognize::read::{DigitReader, GridReading, argmax};
 use crate::recognize::verdict::{
     Evidence, Judged, MAX_READING_FRAMES, SURE, Status, entries_of, entries_seen, judge_frames,
 };
-use crate::recognize::{Orientation, Recognition, RecognizeTimes, recognize};
+use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
 use crate::video::track::{self, Alignment, Anchor, TrackFrame};
 
 /// A shown puzzle is read again every this many frames, to notice a replaced puzzle.
@@ -524,7 +524,14 @@ impl Vision {
         let mut steps = RecognizeTimes::default();
         let mut negative = Mat::default();
         let gray = track.ink.as_dark(gray, &mut negative)?;
-        let recognition = recognize(&mut self.reader, gray, &quad, orientation, &mut steps)?;
+        let recognition = recognize(
+            &mut self.reader,
+            gray,
+            &quad,
+            Follow::Once,
+            orientation,
+            &mut steps,
+        )?;
         times.read = Some(steps.rectify + steps.read);
         let (agrees, doubtful) = track.take_lines(current, &quad, &recognition)?;
         // Which way up is settled by a sure reading only: a blurred one (the page still sliding

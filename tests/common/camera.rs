@@ -959,7 +959,7 @@ fn legible(
     truth: &TruthPuzzle,
 ) -> bool {
     use sudoku_ar::recognize::verdict::{Evidence, judge_frames};
-    use sudoku_ar::recognize::{Orientation, RecognizeTimes, recognize};
+    use sudoku_ar::recognize::{Follow, Orientation, RecognizeTimes, recognize};
     let mut gray = Mat::default();
     if imgproc::cvt_color(frame, &mut gray, imgproc::COLOR_BGR2GRAY, 0).is_err() {
         return false;
@@ -969,6 +969,7 @@ fn legible(
         reader,
         &gray,
         &Quad(truth.corners),
+        Follow::Once,
         Orientation::Known,
         &mut times,
     ) else {
