@@ -79,3 +79,31 @@ fn simulated_handheld_camera_over_real_pages() {
         );
     }
 }
+
+/// A puzzle held still far from a 1080p camera (its grid 160 px across): the vision stage's
+/// search at 1024 px misses its cell lines, the finer search every few frames finds it; solved
+/// where it is, with the truth's digits.
+#[test]
+fn a_puzzle_held_far_from_the_camera_is_found_and_solved_in_video() {
+    use sudoku_ar::recognize::verdict::Status;
+    use sudoku_ar::video::vision::Vision;
+    let samples = common::kubiesa_val();
+    let sample = samples
+        .iter()
+        .find(|s| s.path.ends_with("01_31_iphone_14_0.jpg"))
+        .expect("kubiesa photos-val in ../shared/data (or set SUDOKU_DATA)");
+    let (frame, expected) = common::far_away(sample, 160.0);
+    let mut vision = Vision::new(common::pipeline_reader());
+    let solved_from = (0..12).find(|_| {
+        let view = vision.process(&frame).expect("frame");
+        view.puzzle.is_some_and(|p| {
+            let off = p.quad.max_corner_distance(&expected) / expected.mean_side();
+            assert!(off < 0.03, "drawn {:.1}% off", 100.0 * off);
+            p.solved.is_some_and(|k| k.status == Status::Solved)
+        })
+    });
+    assert!(
+        solved_from.is_some_and(|i| i < 8),
+        "solved from {solved_from:?}"
+    );
+}

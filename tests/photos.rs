@@ -175,7 +175,6 @@ fn photos_without_a_sudoku_give_no_puzzle() {
 /// 3% of the side) with the solution the truth's; none may be drawn anywhere else.
 #[test]
 fn puzzles_held_far_from_the_camera_are_found() {
-    use opencv::imgproc;
     let all = require_data(kubiesa_val(), "kubiesa photos-val", 80);
     let mut pipeline = pipeline();
     let (mut found, mut right, mut wrong) = (0, 0, Vec::new());
@@ -185,38 +184,7 @@ fn puzzles_held_far_from_the_camera_are_found() {
         .step_by(4)
         .collect();
     for sample in &samples {
-        let Some(corners) = sample.corners else {
-            continue;
-        };
-        let image = photo::load_image(&sample.path).unwrap();
-        let scale = 180.0 / corners.mean_side();
-        let mut small = core::Mat::default();
-        imgproc::resize(
-            &image,
-            &mut small,
-            core::Size::new(0, 0),
-            scale,
-            scale,
-            imgproc::INTER_AREA,
-        )
-        .unwrap();
-        let mut frame = core::Mat::new_rows_cols_with_default(
-            1080,
-            1920,
-            small.typ(),
-            core::Scalar::all(110.0),
-        )
-        .unwrap();
-        let (x, y) = (700, 300);
-        let roi = core::Rect::new(x, y, small.cols().min(1920 - x), small.rows().min(1080 - y));
-        let part = core::Mat::roi(&small, core::Rect::new(0, 0, roi.width, roi.height)).unwrap();
-        part.copy_to(&mut core::Mat::roi_mut(&mut frame, roi).unwrap())
-            .unwrap();
-        let expected = sudoku_ar::geometry::Quad(
-            corners
-                .0
-                .map(|[cx, cy]| [cx * scale + x as f64, cy * scale + y as f64]),
-        );
+        let (frame, expected) = common::far_away(sample, 180.0);
         let Some(puzzle) = pipeline
             .process(&frame, &mut StageTimes::default())
             .unwrap()

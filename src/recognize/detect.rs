@@ -86,28 +86,38 @@ pub struct Detection {
 /// Finds the largest Sudoku grid in a gray image, printed dark on light or else light on dark;
 /// None when there is none.
 ///
-/// A video frame is searched once, at [`WORK_SIDE`]; a photo in which nothing is found that
-/// way is searched again at [`FINE_WORK_SIDE`], where a small grid's cell lines still show.
+/// The picture is searched shrunk to [`WORK_SIDE`]; a photo in which nothing is found that way
+/// is searched again by [`find_small_grid`] (a video frame every few frames, see
+/// [`crate::video::vision`]).
 pub fn find_grid(gray: &Mat, look: Look) -> Result<Option<Detection>> {
-    let longest = gray.cols().max(gray.rows()) as f64;
-    let mut work_sides = vec![WORK_SIDE];
-    if look == Look::Only && longest > WORK_SIDE {
-        work_sides.push(FINE_WORK_SIDE);
+    match find_grid_at(gray, look, WORK_SIDE)? {
+        None if look == Look::Only => find_small_grid(gray, look),
+        found => Ok(found),
+    }
+}
+
+/// [`find_grid`]'s second, finer search, at up to [`FINE_WORK_SIDE`], where the cell lines of
+/// a grid a sixth of the picture across still show; None at once for a picture no larger than
+/// [`WORK_SIDE`] (searched as it is already).
+pub fn find_small_grid(gray: &Mat, look: Look) -> Result<Option<Detection>> {
+    if gray.cols().max(gray.rows()) as f64 <= WORK_SIDE {
+        return Ok(None);
+    }
+    find_grid_at(gray, look, FINE_WORK_SIDE)
+}
+
+/// Finds the largest grid, dark on light or else light on dark, in `gray` shrunk to at most
+/// `work_side` pixels.
+fn find_grid_at(gray: &Mat, look: Look, work_side: f64) -> Result<Option<Detection>> {
+    if let Some(found) = find_dark_grid(gray, look, work_side)? {
+        return Ok(Some(found));
     }
     let mut negative = Mat::default();
-    for work_side in work_sides {
-        if let Some(found) = find_dark_grid(gray, look, work_side)? {
-            return Ok(Some(found));
-        }
-        let found = find_dark_grid(Ink::Light.as_dark(gray, &mut negative)?, look, work_side)?;
-        if let Some(found) = found {
-            return Ok(Some(Detection {
-                ink: Ink::Light,
-                ..found
-            }));
-        }
-    }
-    Ok(None)
+    let found = find_dark_grid(Ink::Light.as_dark(gray, &mut negative)?, look, work_side)?;
+    Ok(found.map(|d| Detection {
+        ink: Ink::Light,
+        ..d
+    }))
 }
 
 /// Finds the largest grid printed dark on light, searching `gray` shrunk to at most

@@ -307,6 +307,10 @@ impl Track {
     }
 }
 
+/// Every how many frames searched in vain the finer search ([`detect::find_small_grid`]) looks
+/// for a puzzle held far from the camera.
+const FINE_SEARCH_EVERY: u32 = 4;
+
 /// Frames the overlay stays up without being aligned to the anchor (finger, blur, part of the
 /// grid out of view): flow from an aligned frame holds that long; after it, nothing is drawn
 /// until the grid is aligned again.
@@ -319,6 +323,8 @@ pub struct Vision {
     track: Option<Track>,
     previous: Option<TrackFrame>,
     next_id: u64,
+    /// Frames searched in a row without finding a grid.
+    searched_in_vain: u32,
 }
 
 impl Vision {
@@ -329,6 +335,7 @@ impl Vision {
             track: None,
             previous: None,
             next_id: 0,
+            searched_in_vain: 0,
         }
     }
 
@@ -434,8 +441,18 @@ impl Vision {
 
     fn search(&mut self, current: &TrackFrame, gray: &Mat, times: &mut VisionTimes) -> Result<()> {
         let start = Instant::now();
-        let found =
-            detect::find_grid(gray, Look::OneOfMany)?.filter(|d| inside_frame(&d.quad, gray));
+        let mut found = detect::find_grid(gray, Look::OneOfMany)?;
+        self.searched_in_vain += 1;
+        if found.is_none() && self.searched_in_vain.is_multiple_of(FINE_SEARCH_EVERY) {
+            // A puzzle held far from the camera (a sixth of a 1080p frame across) only shows
+            // its cell lines to the finer search, which costs three times as much: not every
+            // frame.
+            found = detect::find_small_grid(gray, Look::OneOfMany)?;
+        }
+        let found = found.filter(|d| inside_frame(&d.quad, gray));
+        if found.is_some() {
+            self.searched_in_vain = 0;
+        }
         times.detect = Some(start.elapsed());
         self.track = match found {
             Some(detection) => Track::start(current, &detection)?,

@@ -176,6 +176,40 @@ pub fn kubiesa_val() -> Vec<Sample> {
     samples
 }
 
+/// `sample`'s photo shrunk so that its grid (by the published corners) is `side` pixels across,
+/// laid on a gray 1920x1080 picture at (700, 300): a puzzle held far from a 1080p camera. Also
+/// the published corners, shrunk and moved alike.
+pub fn far_away(sample: &Sample, side: f64) -> (opencv::core::Mat, Quad) {
+    use opencv::{core, imgproc};
+    let corners = sample.corners.expect("published corners");
+    let image = photo::load_image(&sample.path).expect("photo");
+    let scale = side / corners.mean_side();
+    let mut small = core::Mat::default();
+    imgproc::resize(
+        &image,
+        &mut small,
+        core::Size::new(0, 0),
+        scale,
+        scale,
+        imgproc::INTER_AREA,
+    )
+    .expect("resize");
+    let mut frame =
+        core::Mat::new_rows_cols_with_default(1080, 1920, small.typ(), core::Scalar::all(110.0))
+            .expect("frame");
+    let (x, y) = (700, 300);
+    let roi = core::Rect::new(x, y, small.cols().min(1920 - x), small.rows().min(1080 - y));
+    let part = core::Mat::roi(&small, core::Rect::new(0, 0, roi.width, roi.height)).expect("roi");
+    part.copy_to(&mut core::Mat::roi_mut(&mut frame, roi).expect("roi"))
+        .expect("copy");
+    let moved = Quad(
+        corners
+            .0
+            .map(|[cx, cy]| [cx * scale + x as f64, cy * scale + y as f64]),
+    );
+    (frame, moved)
+}
+
 /// Counts over a set of photos.
 #[derive(Default)]
 pub struct Score {
