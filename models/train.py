@@ -579,6 +579,25 @@ def motion_kernel(gen, size=9):
     return k / k.sum()
 
 
+def smear_grids(cells, gen, shortest=8.0, longest=16.0):
+    """Held-out check of a moving camera: each grid's 81 cells of `cells` [81k, 1, 32, 32]
+    blurred along one line `shortest`-`longest` px long in a random direction (a page sliding
+    into view is whole in the picture while smeared by up to half a cell)."""
+    out = []
+    for grid in cells.split(81):
+        length = shortest + torch.rand(1, generator=gen).item() * (longest - shortest)
+        angle = torch.rand(1, generator=gen).item() * math.pi
+        size = 2 * math.ceil(longest / 2) + 1
+        k = torch.zeros(size, size)
+        c = size // 2
+        for t in torch.linspace(-length / 2, length / 2, 4 * size):
+            x, y = round(c + t.item() * math.cos(angle)), round(c + t.item() * math.sin(angle))
+            k[y, x] += 1
+        k = (k / k.sum())[None, None]
+        out.append(F.conv2d(F.pad(grid, (c, c, c, c), mode="replicate"), k))
+    return torch.cat(out)
+
+
 def glare(batch, y, gen):
     """A soft white spot (glare off glossy paper or a screen) over some cells, washing part of the
     cell out towards white. Returns the cells and how surely each can still be read: a digit that
@@ -799,15 +818,20 @@ def heldout_report(model, fonts, mnist_heldout, seed):
     hand = Faces(fonts["print-heldout"], fonts["hand-heldout"], mnist_heldout)
     inked = Faces(fonts["print-heldout"], [], mnist_heldout, DARK_PENS)
     filled = Faces(fonts["print-heldout"], [], mnist_heldout, DARK_PENS, filled=True)
+    blur_gen = torch.Generator().manual_seed(seed + 2000)
     for name, faces, render, count in [
         ("screens, held-out fonts", printed, synthetic_screen, 300),
         ("paper, held-out fonts", printed, synthetic_grid, 150),
+        ("paper, held-out fonts, camera moving (smeared 8-16 px of a 32 px cell)", printed, "smeared", 150),
         ("paper, held-out handwriting", hand, synthetic_grid, 300),
         ("paper, held-out MNIST writers in pen", inked, synthetic_grid, 300),
         ("scanned paper filled in by held-out MNIST writers in pen", filled, scanned_grid, 100),
     ]:
-        x, y = synthetic_cells(count, seed + 1000, faces, render)
+        smeared = render == "smeared"
+        x, y = synthetic_cells(count, seed + 1000, faces, synthetic_grid if smeared else render)
         x_t = torch.from_numpy(x.astype(np.float32)).unsqueeze(1)
+        if smeared:
+            x_t = smear_grids(x_t, blur_gen)
         y_t = torch.from_numpy(y.astype(np.int64))
         _, pred = evaluate(model, x_t, y_t)
         right = digit_of(pred) == digit_of(y_t)
