@@ -17,7 +17,7 @@ use crate::raster::GrayView;
 use crate::recognize::decode::Correction;
 use crate::recognize::detect::{self, Look};
 use crate::recognize::read::{DigitReader, GridReading};
-use crate::recognize::verdict::{Judged, Status, entries_of, judge_picture};
+use crate::recognize::verdict::{self, Judged, Status, entries_of, judge_picture};
 use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
 
 /// The smallest picture worth searching: 9 cells of 10 pixels.
@@ -67,21 +67,10 @@ impl Puzzle {
     /// Cells whose handwritten entry disagrees with the solution, counting only entries the
     /// reader is sure of: telling somebody a right answer is wrong is worse than missing a slip.
     pub fn wrong_entries(&self) -> Vec<usize> {
-        const SURE_OF_ENTRY: f32 = 0.8;
-        const SOLUTION_UNLIKELY: f32 = 0.05;
-        let Some(solution) = self.solution else {
-            return Vec::new();
-        };
-        (0..81)
-            .filter(|&i| {
-                let entry = self.entries.0[i];
-                let sure = self.reading.0.get(i).is_none_or(|r| {
-                    r.confidence >= SURE_OF_ENTRY
-                        && r.probabilities[solution.0[i] as usize] < SOLUTION_UNLIKELY
-                });
-                entry != 0 && entry != solution.0[i] && sure
-            })
-            .collect()
+        match &self.solution {
+            Some(solution) => verdict::wrong_entries(&self.reading, &self.entries, solution),
+            None => Vec::new(),
+        }
     }
 }
 

@@ -97,6 +97,81 @@ pub fn entries_seen(reading: &GridReading, clues: &Grid, before: &Grid) -> Grid 
     entries
 }
 
+/// Cells whose entry (of `entries`) disagrees with `solution`, counting only entries the
+/// reader is sure of: telling somebody a right answer is wrong is worse than missing a slip.
+/// "Check my work", on a photo and in video alike.
+pub fn wrong_entries(reading: &GridReading, entries: &Grid, solution: &Grid) -> Vec<usize> {
+    const SURE_OF_ENTRY: f32 = 0.8;
+    // A crossed 7 is read as a 1 with the 7 at 2-5% by the model, again and again in video.
+    const SOLUTION_UNLIKELY: f32 = 0.01;
+    (0..81)
+        .filter(|&i| {
+            let entry = entries.0[i];
+            let sure = reading.0.get(i).is_none_or(|r| {
+                r.confidence >= SURE_OF_ENTRY
+                    && r.probabilities[solution.0[i] as usize] < SOLUTION_UNLIKELY
+            });
+            entry != 0 && entry != solution.0[i] && sure
+        })
+        .collect()
+}
+
+/// Readings in a row that must each be sure an entry is wrong before video circles it.
+pub const MARK_AFTER: u8 = 3;
+
+/// [`wrong_entries`] in video, where the grid is read again and again: over hundreds of
+/// readings, a blurred frame now and then reads somebody's crossed 7 surely as a 1 (every
+/// right entry on the simulated hand-held set's pages was circled in 195 frames when one
+/// reading sufficed). An entry is circled once [`MARK_AFTER`] readings in a row are sure it
+/// is wrong; then it stays circled while it reads as the same digit, surely or not, or is
+/// hidden (a finger over it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WrongMarks {
+    /// Per cell, the entry read surely wrong (0 for none), and in how many readings in a row.
+    entry: Grid,
+    streak: [u8; 81],
+}
+
+impl WrongMarks {
+    pub const NONE: WrongMarks = WrongMarks {
+        entry: Grid::EMPTY,
+        streak: [0; 81],
+    };
+
+    /// The marks after one more `reading`, whose `entries` contradict `solution` where they
+    /// are wrong.
+    pub fn see(&self, reading: &GridReading, entries: &Grid, solution: &Grid) -> WrongMarks {
+        let sure = wrong_entries(reading, entries, solution);
+        let mut next = WrongMarks::NONE;
+        for i in 0..81 {
+            let hidden = reading.0.get(i).is_some_and(|r| r.hidden);
+            let circled = self.streak[i] >= MARK_AFTER;
+            if hidden || (circled && !sure.contains(&i) && entries.0[i] == self.entry.0[i]) {
+                (next.entry.0[i], next.streak[i]) = (self.entry.0[i], self.streak[i]);
+            } else if sure.contains(&i) {
+                let streak = if entries.0[i] == self.entry.0[i] {
+                    self.streak[i].saturating_add(1)
+                } else {
+                    1
+                };
+                (next.entry.0[i], next.streak[i]) = (entries.0[i], streak);
+            }
+        }
+        next
+    }
+
+    /// The entries circled (0 elsewhere).
+    pub fn circled(&self) -> Grid {
+        Grid(std::array::from_fn(|i| {
+            if self.streak[i] >= MARK_AFTER {
+                self.entry.0[i]
+            } else {
+                0
+            }
+        }))
+    }
+}
+
 /// Solves the clues that were read, mapping each failure to its [`Status`].
 pub fn solve_clues(clues: &Grid) -> (Option<Grid>, Status) {
     match solve(clues) {
@@ -432,6 +507,51 @@ pub(crate) mod tests {
         covered.0[empty[0]] = covered.0[empty[0]].hidden(HIDDEN_CELL_POWER);
         let now = entries_seen(&covered, &clues, &entries);
         assert_eq!((now.0[empty[0]], now.0[empty[1]]), (4, 0));
+    }
+
+    #[test]
+    fn a_wrong_entry_read_surely_in_readings_in_a_row_is_circled_and_stays_while_blurred_or_hidden()
+    {
+        let clues: Grid = PUZZLE.parse().unwrap();
+        let solution = solve(&clues).unwrap();
+        let empty: Vec<usize> = (0..81).filter(|&i| clues.0[i] == 0).collect();
+        let (wrong, right) = (empty[0], empty[1]);
+        let mut written = clues;
+        written.0[wrong] = solution.0[wrong] % 9 + 1;
+        written.0[right] = solution.0[right];
+        let seen = |reading: &GridReading, before: &WrongMarks| {
+            before.see(reading, &entries_of(reading, &clues), &solution)
+        };
+        let by_hand = |sureness: f32| {
+            let mut reading = reading_of(&written, sureness);
+            reading.0[wrong].handwritten = true;
+            reading.0[right].handwritten = true;
+            reading
+        };
+        // Circled once MARK_AFTER readings in a row are sure of it.
+        let mut marks = WrongMarks::NONE;
+        for _ in 1..MARK_AFTER {
+            marks = seen(&by_hand(0.95), &marks);
+            assert_eq!(marks.circled(), Grid::EMPTY);
+        }
+        marks = seen(&by_hand(0.95), &marks);
+        let circled = marks.circled();
+        assert_eq!(circled.0[wrong], written.0[wrong]);
+        assert_eq!(circled.0.iter().filter(|&&d| d != 0).count(), 1);
+        // Read unsurely (a blurred frame): stays circled, but a streak not yet circled is broken.
+        let mut blurred = by_hand(0.95);
+        blurred.0[wrong].confidence = 0.6;
+        assert_eq!(seen(&blurred, &marks).circled(), circled);
+        let started = seen(&by_hand(0.95), &WrongMarks::NONE);
+        assert_eq!(seen(&blurred, &started), WrongMarks::NONE);
+        // Under a finger: kept. Rubbed out: gone.
+        let mut covered = reading_of(&clues, 0.95);
+        covered.0[wrong] = covered.0[wrong].hidden(HIDDEN_CELL_POWER);
+        assert_eq!(seen(&covered, &marks).circled(), circled);
+        assert_eq!(
+            seen(&reading_of(&clues, 0.95), &marks).circled(),
+            Grid::EMPTY
+        );
     }
 
     #[test]

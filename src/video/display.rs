@@ -29,6 +29,8 @@ const UNSOLVED_COLOUR: [u8; 3] = [40, 40, 230];
 pub struct Painter {
     /// By puzzle and the entries left out (rendered again when somebody writes in a digit).
     masks: HashMap<(u64, Grid), Mat>,
+    /// Circles around wrong entries, by the entries circled.
+    marks: HashMap<Grid, Mat>,
 }
 
 impl Painter {
@@ -54,7 +56,21 @@ impl Painter {
                     self.masks.entry(key).or_insert(mask)
                 }
             };
-            return overlay::draw(image, mask, &puzzle.quad, overlay::SOLUTION_COLOUR);
+            overlay::draw(image, mask, &puzzle.quad, overlay::SOLUTION_COLOUR)?;
+            if puzzle.wrong != Grid::EMPTY {
+                // "Check my work": entries the solution contradicts are circled, as on a photo.
+                let marks = match self.marks.get(&puzzle.wrong) {
+                    Some(marks) => marks,
+                    None => {
+                        let cells: Vec<usize> =
+                            (0..81).filter(|&i| puzzle.wrong.0[i] != 0).collect();
+                        let marks = overlay::render_marks(&cells)?;
+                        self.marks.entry(puzzle.wrong).or_insert(marks)
+                    }
+                };
+                overlay::draw(image, marks, &puzzle.quad, overlay::WRONG_COLOUR)?;
+            }
+            return Ok(());
         }
         let colour = match puzzle.state {
             // Being read, or solved but not drawn on this frame (the page moves too fast, or the
@@ -84,6 +100,9 @@ pub struct JsonPuzzle {
     pub status: &'static str,
     /// Whether something over the paper hides part of the grid while it is read.
     pub covered: bool,
+    /// Cells (0-80, row by row) whose handwritten entry the drawn solution contradicts
+    /// (circled in red); empty unless the solution is drawn.
+    pub wrong_entries: Vec<usize>,
 }
 
 impl JsonFrame {
@@ -110,6 +129,10 @@ impl From<&PuzzleView> for JsonPuzzle {
                 .map(|s| s.to_string()),
             status: p.state.as_str(),
             covered: p.covered,
+            wrong_entries: match p.solved {
+                Some(_) => (0..81).filter(|&i| p.wrong.0[i] != 0).collect(),
+                None => Vec::new(),
+            },
         }
     }
 }
@@ -366,20 +389,28 @@ mod tests {
 
     /// Pixels of the solution's colour in cell `cell` of a grid drawn at 90 px cells from (45, 45).
     fn green_in(image: &Mat, cell: usize) -> usize {
+        count_in(image, cell, |p| p[1] > 100 && p[0] < 80 && p[2] < 80)
+    }
+
+    fn red_in(image: &Mat, cell: usize) -> usize {
+        count_in(image, cell, |p| p[2] > 150 && p[0] < 120 && p[1] < 120)
+    }
+
+    fn count_in(image: &Mat, cell: usize, counts: impl Fn(opencv::core::Vec3b) -> bool) -> usize {
         let (row, col) = ((cell / 9) as i32, (cell % 9) as i32);
         let region = Mat::roi(image, Rect::new(45 + col * 90, 45 + row * 90, 90, 90)).unwrap();
         let mut green = 0;
         for y in 0..region.rows() {
             for x in 0..region.cols() {
                 let p = region.at_2d::<opencv::core::Vec3b>(y, x).unwrap();
-                green += usize::from(p[1] > 100 && p[0] < 80 && p[2] < 80);
+                green += usize::from(counts(*p));
             }
         }
         green
     }
 
     #[test]
-    fn the_solution_is_not_drawn_over_a_digit_somebody_wrote_in() {
+    fn the_solution_is_not_drawn_over_a_digit_somebody_wrote_in_and_a_wrong_one_is_circled() {
         let clues: Grid = PUZZLE.parse().unwrap();
         let solution = crate::solve::solve(&clues).unwrap();
         let empty: Vec<usize> = (0..81).filter(|&i| clues.0[i] == 0).collect();
@@ -393,13 +424,14 @@ mod tests {
             status: Status::Solved,
         });
         let quad = Quad([[45.0, 45.0], [855.0, 45.0], [855.0, 855.0], [45.0, 855.0]]);
-        let view = |entries: Grid| FrameView {
+        let view = |entries: Grid, wrong: Grid| FrameView {
             puzzle: Some(PuzzleView {
                 quad,
                 clues,
                 state: LiveState::Solved,
                 solved: Some(known.clone()),
                 entries,
+                wrong,
                 covered: false,
             }),
             times: VisionTimes::default(),
@@ -408,13 +440,26 @@ mod tests {
         let blank =
             || Mat::new_rows_cols_with_default(900, 900, CV_8UC3, Scalar::all(255.0)).unwrap();
         let mut image = blank();
-        painter.paint(&mut image, &view(entries)).unwrap();
+        painter
+            .paint(&mut image, &view(entries, Grid::EMPTY))
+            .unwrap();
         assert_eq!(green_in(&image, written), 0);
         assert!(green_in(&image, left) > 50);
+        assert_eq!(red_in(&image, written), 0);
         // Rubbed out again: drawn there too.
         let mut image = blank();
-        painter.paint(&mut image, &view(Grid::EMPTY)).unwrap();
+        painter
+            .paint(&mut image, &view(Grid::EMPTY, Grid::EMPTY))
+            .unwrap();
         assert!(green_in(&image, written) > 50);
+        // A wrong digit written in: circled in red, nothing drawn over it.
+        let mut entries = Grid::EMPTY;
+        entries.0[written] = solution.0[written] % 9 + 1;
+        let mut image = blank();
+        painter.paint(&mut image, &view(entries, entries)).unwrap();
+        assert!(red_in(&image, written) > 50);
+        assert_eq!(green_in(&image, written), 0);
+        assert_eq!(red_in(&image, left), 0);
     }
 
     #[test]
@@ -428,6 +473,7 @@ mod tests {
                     state,
                     solved: None,
                     entries: Grid::EMPTY,
+                    wrong: Grid::EMPTY,
                     covered: false,
                 }),
                 times: VisionTimes::default(),

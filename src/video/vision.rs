@@ -21,7 +21,8 @@ use crate::grid::Grid;
 use crate::recognize::detect::{self, Detection, Ink, Look};
 use crate::recognize::read::{DigitReader, GridReading, argmax};
 use crate::recognize::verdict::{
-    Evidence, Judged, MAX_READING_FRAMES, SURE, Status, entries_of, entries_seen, judge_frames,
+    Evidence, Judged, MAX_READING_FRAMES, SURE, Status, WrongMarks, entries_of, entries_seen,
+    judge_frames,
 };
 use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
 use crate::video::track::{self, Alignment, Anchor, TrackFrame};
@@ -111,6 +112,8 @@ pub struct PuzzleView {
     pub solved: Option<Arc<Known>>,
     /// Digits somebody wrote into the grid, as last read: the solution is not drawn over them.
     pub entries: Grid,
+    /// Those of `entries` the solution contradicts (0 elsewhere), read surely: circled.
+    pub wrong: Grid,
     /// Whether, while the puzzle is read, something over the paper (a finger) hides part of
     /// the grid: the puzzle may not be read until it moves.
     pub covered: bool,
@@ -191,6 +194,8 @@ struct Track {
     provisional: Option<LiveState>,
     /// Digits somebody wrote into the grid, as the last reading that showed the puzzle saw them.
     entries: Grid,
+    /// Entries read surely wrong, in readings in a row (see [`PuzzleView::wrong`]).
+    wrong: WrongMarks,
 }
 
 impl Track {
@@ -214,6 +219,7 @@ impl Track {
             disputed: None,
             provisional: None,
             entries: Grid::EMPTY,
+            wrong: WrongMarks::NONE,
         }))
     }
 
@@ -565,7 +571,8 @@ impl Vision {
                 let shows = still_shows(known, &reading);
                 track.confirmed |= agrees && recognition.on_lines && !recognition.turned && shows;
                 if !doubtful && shows {
-                    track.entries = entries_seen(&reading, &known.clues, &track.entries);
+                    let before = Some((track.entries, track.wrong));
+                    (track.entries, track.wrong) = entries_seen_in(&reading, known, before);
                 }
                 if known.solution.is_none() {
                     // Unsolved: perhaps misread; read it again rather than hold on to that,
@@ -583,7 +590,7 @@ impl Vision {
             Identity::Reading(evidence) => {
                 if let Some(known) = self.known.iter().find(|k| same_puzzle(k, &reading)) {
                     tracing::debug!(id = known.id, "puzzle seen before");
-                    track.entries = entries_of(&reading, &known.clues);
+                    (track.entries, track.wrong) = entries_seen_in(&reading, known, None);
                     track.identity = Identity::Known(known.clone());
                     // One reading's corners: drawn once the next reading agrees.
                     track.confirmed = false;
@@ -613,7 +620,7 @@ impl Vision {
                     if known.solution.is_some() {
                         self.known.push(known.clone());
                     }
-                    track.entries = entries_of(&reading, &known.clues);
+                    (track.entries, track.wrong) = entries_seen_in(&reading, &known, None);
                     track.identity = Identity::Known(known);
                     track.since_check = 0;
                     track.confirmed = !doubtful;
@@ -760,6 +767,28 @@ fn differing(known: &Known, reading: &GridReading) -> usize {
         .count()
 }
 
+/// The entries somebody wrote into `known`'s grid, and the marks of those the solution
+/// contradicts, as `reading` shows them; cells it hides keep what was seen `before` (None for
+/// the first reading of the puzzle on a track).
+fn entries_seen_in(
+    reading: &GridReading,
+    known: &Known,
+    before: Option<(Grid, WrongMarks)>,
+) -> (Grid, WrongMarks) {
+    let (entries, marks_before) = match before {
+        Some((entries, marks)) => (entries_seen(reading, &known.clues, &entries), marks),
+        None => (entries_of(reading, &known.clues), WrongMarks::NONE),
+    };
+    let marks = match &known.solution {
+        Some(solution) => marks_before.see(reading, &entries, solution),
+        None => WrongMarks::NONE,
+    };
+    if marks.circled() != marks_before.circled() {
+        tracing::debug!(circled = %marks.circled(), "entries circled as wrong");
+    }
+    (entries, marks)
+}
+
 fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
     let quad = track::quad_of(&track.image_from_grid);
     match &track.identity {
@@ -769,6 +798,7 @@ fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
             state: track.provisional.unwrap_or(LiveState::Reading),
             solved: None,
             entries: Grid::EMPTY,
+            wrong: Grid::EMPTY,
             covered: evidence.covered(),
         },
         Identity::Known(known) => {
@@ -790,6 +820,7 @@ fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
                 state,
                 solved,
                 entries: track.entries,
+                wrong: track.wrong.circled(),
                 covered: false,
             }
         }

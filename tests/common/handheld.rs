@@ -67,6 +67,18 @@ impl ClipResult {
             first(&|_| true),
             first(&|p| p.solution.is_some())
         );
+        let circled: Vec<String> = self
+            .run
+            .seen
+            .iter()
+            .filter_map(|s| {
+                let p = s.puzzle.as_ref()?;
+                (!p.wrong_entries.is_empty()).then(|| format!("{}:{:?}", s.frame, p.wrong_entries))
+            })
+            .collect();
+        if !circled.is_empty() {
+            line += &format!("  right entries circled: {}", circled.join(" "));
+        }
         let far: Vec<String> = self
             .run
             .seen
@@ -146,6 +158,9 @@ pub struct Totals {
     pub never_locked: usize,
     pub wrong_frames: usize,
     pub phantom_frames: usize,
+    /// Frames circling an entry as wrong: every entry on these pages is right (Kubiesa's
+    /// puzzles are filled in rightly, Wicht's not at all), so each is a false alarm.
+    pub false_marks: usize,
     pub corner_errors: Vec<f64>,
     pub right_share: f64,
 }
@@ -160,6 +175,7 @@ pub fn totals(pages: &[Page], results: &[ClipResult]) -> Totals {
         never_locked: 0,
         wrong_frames: 0,
         phantom_frames: 0,
+        false_marks: 0,
         corner_errors: Vec::new(),
         right_share: 0.0,
     };
@@ -168,6 +184,16 @@ pub fn totals(pages: &[Page], results: &[ClipResult]) -> Totals {
         t.frames += r.run.truth.len();
         t.wrong_frames += r.score.wrong_frames.len();
         t.phantom_frames += r.score.phantom_frames.len();
+        t.false_marks += r
+            .run
+            .seen
+            .iter()
+            .filter(|s| {
+                s.puzzle
+                    .as_ref()
+                    .is_some_and(|p| !p.wrong_entries.is_empty())
+            })
+            .count();
         t.corner_errors.extend(&r.score.corner_errors);
         if let (Some(legible), Some(first)) = (r.run.legible_from, r.score.appearances.first())
             && let (Some(whole), Some(delay)) = (first.whole_from, first.lock_delay)
@@ -208,7 +234,7 @@ impl Totals {
 
     pub fn summary(&self) -> String {
         format!(
-            "{} clips over {} real pages, {} frames: locked {} appearances (lock delay median {}, max {}), never {}; right after lock {:.2}%; frames >5% off {}, phantom {}; corner error p50 {:.2}% p99 {:.2}% max {:.2}% of side",
+            "{} clips over {} real pages, {} frames: locked {} appearances (lock delay median {}, max {}), never {}; right after lock {:.2}%; frames >5% off {}, phantom {}, right entries circled {}; corner error p50 {:.2}% p99 {:.2}% max {:.2}% of side",
             self.clips,
             self.pages,
             self.frames,
@@ -222,6 +248,7 @@ impl Totals {
             100.0 * self.right_share,
             self.wrong_frames,
             self.phantom_frames,
+            self.false_marks,
             100.0 * self.error_at(0.5),
             100.0 * self.error_at(0.99),
             100.0 * self.error_at(1.0),

@@ -38,6 +38,9 @@ pub struct SeenPuzzle {
     pub clues: String,
     pub solution: Option<String>,
     pub status: String,
+    /// Cells circled as wrong entries (absent from older JSON lines).
+    #[serde(default)]
+    pub wrong_entries: Vec<usize>,
 }
 
 pub fn videos_dir() -> PathBuf {
