@@ -15,7 +15,7 @@ use crate::grid::Grid;
 use crate::overlay;
 use crate::raster::GrayView;
 use crate::recognize::decode::Correction;
-use crate::recognize::detect::{self, Look};
+use crate::recognize::detect::{self, Detection, Look};
 use crate::recognize::read::{DigitReader, GridReading};
 use crate::recognize::verdict::{self, Judged, Status, entries_of, judge_picture};
 use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
@@ -122,7 +122,9 @@ impl PhotoPipeline {
     }
 
     /// Finds and solves the puzzle in a BGR picture; None when there is no puzzle.
+    /// `times` is set to this call's time per stage.
     pub fn process(&mut self, image: &Mat, times: &mut StageTimes) -> Result<Option<Puzzle>> {
+        *times = StageTimes::default();
         let start = Instant::now();
         let mut gray = Mat::default();
         imgproc::cvt_color(image, &mut gray, imgproc::COLOR_BGR2GRAY, 0)?;
@@ -139,9 +141,40 @@ impl PhotoPipeline {
         let Some(detection) = detection else {
             return Ok(None);
         };
+        let puzzle = self.read(&gray, margin, &detection, times)?;
+        if puzzle.solution.is_some() {
+            return Ok(Some(puzzle));
+        }
+        // What the first search outlined does not add up to a puzzle. In a large picture it may
+        // be the paper around a puzzle too small for that search to see its cell lines (a
+        // puzzle held far away: a page's edge closed into a quad by the dilation passed the
+        // grid check at 0.32); the finer search may find the grid itself.
+        let start = Instant::now();
+        let fine = detect::find_small_grid(&gray, Look::Only)?.filter(|fine| {
+            let cell = fine.quad.mean_side() / 9.0;
+            fine.quad.max_corner_distance(&detection.quad) > 0.5 * cell
+        });
+        times.detect += start.elapsed();
+        if let Some(fine) = fine {
+            let again = self.read(&gray, margin, &fine, times)?;
+            if again.solution.is_some() {
+                return Ok(Some(again));
+            }
+        }
+        Ok(Some(puzzle))
+    }
+
+    /// Reads and judges the grid `detection` found in `gray`, laid in a `margin`.
+    fn read(
+        &mut self,
+        gray: &Mat,
+        margin: f64,
+        detection: &Detection,
+        times: &mut StageTimes,
+    ) -> Result<Puzzle> {
         tracing::debug!(quad = ?detection.quad, score = detection.score, "grid found");
         let mut negative = Mat::default();
-        let gray = detection.ink.as_dark(&gray, &mut negative)?;
+        let gray = detection.ink.as_dark(gray, &mut negative)?;
         let mut steps = RecognizeTimes::default();
         let Recognition { quad, reading, .. } = recognize(
             &mut self.reader,
@@ -151,12 +184,13 @@ impl PhotoPipeline {
             Orientation::Unknown,
             &mut steps,
         )?;
-        (times.rectify, times.read) = (steps.rectify, steps.read);
+        times.rectify += steps.rectify;
+        times.read += steps.read;
         let start = Instant::now();
         let judged = judge_picture(&reading);
-        times.solve = start.elapsed();
+        times.solve += start.elapsed();
         let quad = quad.translated(-margin, -margin);
-        Ok(Some(Puzzle::new(quad, reading, judged)))
+        Ok(Puzzle::new(quad, reading, judged))
     }
 }
 

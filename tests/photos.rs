@@ -215,10 +215,11 @@ fn puzzles_held_far_from_the_camera_are_found() {
         "far from the camera: {found} of {} found, {right} solved where they are",
         samples.len()
     );
-    // Measured: 17 of 20 (7 before the finer search and following the lines until settled).
+    // Measured: 20 of 20 (7 before the finer search, following the lines until settled and the
+    // second look when the first grid does not add up).
     assert!(wrong.is_empty(), "drawn in the wrong place: {wrong:?}");
     assert!(
-        right >= 16,
+        right >= 19,
         "{right} of {} solved where they are",
         samples.len()
     );
