@@ -180,7 +180,7 @@ impl PhotoPipeline {
             &mut self.reader,
             gray,
             &detection.quad,
-            Follow::UntilSettled,
+            Follow::AgainIfMoved,
             Orientation::Unknown,
             &mut steps,
         )?;

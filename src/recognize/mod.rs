@@ -37,10 +37,11 @@ pub enum Orientation {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Follow {
     /// A photo: the outline search can put a corner of a small or shadowed grid half a cell
-    /// off, and the lines followed from it come only part of the way back; when they move the
-    /// grid, they are followed again from where they put it (a grid 180 px across in a 1920 px
-    /// picture was drawn a third of a cell off at one corner before).
-    UntilSettled,
+    /// off, and the lines followed from it come only part of the way back; when they move a
+    /// corner by over a tenth of a cell, they are followed once more from where they
+    /// put it (a grid 180 px across in a 1920 px picture was drawn a third of a cell off at one
+    /// corner before).
+    AgainIfMoved,
     /// Video: once per frame. The track carries each frame's lines on to the next frame, where
     /// they are followed again from there anyway; following a blurred frame's lines twice
     /// moved the drawn grid further off (hand-held set under NOISE_SEED=3: max corner error
@@ -99,7 +100,7 @@ pub fn recognize(
             // half a cell off on a small grid): they put it nearer, and followed again from
             // there, where it is.
             let refollow = moved_on_unseen_border(&corners, quad, fitted.border_seen)
-                || (follow == Follow::UntilSettled
+                || (follow == Follow::AgainIfMoved
                     && corners.max_corner_distance(quad)
                         > REFOLLOW_SEEN * corners.mean_side() / 9.0);
             match refollow
