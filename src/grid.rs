@@ -28,6 +28,22 @@ impl Grid {
     pub fn filled(&self) -> usize {
         self.0.iter().filter(|&&d| d != 0).count()
     }
+
+    /// The cells (0-80, row by row) that hold a digit.
+    pub fn filled_cells(&self) -> Vec<usize> {
+        (0..81).filter(|&i| self.0[i] != 0).collect()
+    }
+
+    /// This grid's digits with `other`'s in the cells this one leaves empty.
+    pub fn merged(&self, other: &Grid) -> Grid {
+        Grid(std::array::from_fn(|i| {
+            if self.0[i] != 0 {
+                self.0[i]
+            } else {
+                other.0[i]
+            }
+        }))
+    }
 }
 
 impl FromStr for Grid {

@@ -230,10 +230,7 @@ fn with_margin(gray: &Mat) -> Result<(Mat, f64)> {
 pub fn annotate(image: &mut Mat, puzzle: &Puzzle) -> Result<()> {
     match puzzle.solution {
         Some(solution) => {
-            let mut filled = puzzle.clues;
-            for (cell, &entry) in filled.0.iter_mut().zip(&puzzle.entries.0) {
-                *cell = (*cell).max(entry);
-            }
+            let filled = puzzle.clues.merged(&puzzle.entries);
             let mask = overlay::render_digits(&filled, &solution)?;
             overlay::draw(image, &mask, &puzzle.quad, overlay::SOLUTION_COLOUR)?;
             let wrong = puzzle.wrong_entries();

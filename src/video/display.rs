@@ -48,10 +48,7 @@ impl Painter {
             let mask = match self.masks.get(&key) {
                 Some(mask) => mask,
                 None => {
-                    let mut filled = known.clues;
-                    for (cell, &entry) in filled.0.iter_mut().zip(&puzzle.entries.0) {
-                        *cell = (*cell).max(entry);
-                    }
+                    let filled = known.clues.merged(&puzzle.entries);
                     let mask = overlay::render_digits(&filled, solution)?;
                     self.masks.entry(key).or_insert(mask)
                 }
@@ -62,9 +59,7 @@ impl Painter {
                 let marks = match self.marks.get(&puzzle.wrong) {
                     Some(marks) => marks,
                     None => {
-                        let cells: Vec<usize> =
-                            (0..81).filter(|&i| puzzle.wrong.0[i] != 0).collect();
-                        let marks = overlay::render_marks(&cells)?;
+                        let marks = overlay::render_marks(&puzzle.wrong.filled_cells())?;
                         self.marks.entry(puzzle.wrong).or_insert(marks)
                     }
                 };
@@ -130,7 +125,7 @@ impl From<&PuzzleView> for JsonPuzzle {
             status: p.state.as_str(),
             covered: p.covered,
             wrong_entries: match p.solved {
-                Some(_) => (0..81).filter(|&i| p.wrong.0[i] != 0).collect(),
+                Some(_) => p.wrong.filled_cells(),
                 None => Vec::new(),
             },
         }

@@ -911,6 +911,18 @@ mod tests {
         assert_eq!(taken.last(), Some(&true));
     }
 
+    /// PUZZLE read with its lines followed to `quad`, `hidden` beside something over the grid.
+    fn read_beside_a_finger(quad: Quad, hidden: usize, turned: bool) -> Recognition {
+        let mut reading = reading_of(&PUZZLE.parse().unwrap(), 0.9);
+        reading.0[hidden] = reading.0[hidden].hidden(0.3);
+        Recognition {
+            quad,
+            reading,
+            turned,
+            on_lines: true,
+        }
+    }
+
     #[test]
     fn a_doubtful_reading_of_the_grid_turned_names_the_track_as_read_and_leaves_it_in_place() {
         let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
@@ -928,14 +940,7 @@ mod tests {
         track.on_lines = true;
         let right = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
         let turned = Quad(std::array::from_fn(|i| right.0[(i + 1) % 4]));
-        let mut reading = reading_of(&PUZZLE.parse().unwrap(), 0.9);
-        reading.0[40] = reading.0[40].hidden(0.3);
-        let recognition = Recognition {
-            quad: turned,
-            reading,
-            turned: true,
-            on_lines: true,
-        };
+        let recognition = read_beside_a_finger(turned, 40, true);
         let (agrees, doubtful) = track.take_lines(&current, &tracked, &recognition).unwrap();
         assert!(!agrees && doubtful);
         // Not moved onto the doubtful lines, but its corners named from the same one as the
@@ -958,14 +963,7 @@ mod tests {
             score: detect::MIN_GRID_SCORE,
             ink: Ink::Dark,
         };
-        let mut reading = reading_of(&PUZZLE.parse().unwrap(), 0.9);
-        reading.0[72] = reading.0[72].hidden(0.3);
-        let recognition = Recognition {
-            quad: right,
-            reading,
-            turned: false,
-            on_lines: true,
-        };
+        let recognition = read_beside_a_finger(right, 72, false);
         let mut track = Track::start(&current, &found).unwrap().unwrap();
         let (agrees, doubtful) = track.take_lines(&current, &outlined, &recognition).unwrap();
         assert!(!agrees && !doubtful);

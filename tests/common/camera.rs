@@ -946,7 +946,7 @@ pub fn run(reader: sudoku_ar::recognize::read::DigitReader, camera: &Camera) -> 
                 clues: p.clues.to_string(),
                 solution: p.solved.and_then(|k| k.solution).map(|s| s.to_string()),
                 status: p.state.as_str().to_string(),
-                wrong_entries: (0..81).filter(|&i| p.wrong.0[i] != 0).collect(),
+                wrong_entries: p.wrong.filled_cells(),
             }),
         });
     }
