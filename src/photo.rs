@@ -398,6 +398,7 @@ mod tests {
             probabilities,
             as_clue: probabilities,
             hidden: false,
+            smeared: false,
         };
         let mut cells = vec![doubtful; 81];
         cells[0].digit = solution.0[0];
@@ -426,6 +427,7 @@ mod tests {
                 probabilities,
                 as_clue,
                 hidden: false,
+                smeared: false,
             }
         };
         let mut cells = vec![cell(0, 1.0, 1.0); 81];

@@ -20,7 +20,7 @@ use opencv::prelude::*;
 
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance, warp};
-use crate::raster::GrayView;
+use crate::raster::{GrayView, Sharpness};
 
 /// Longest side, in pixels, of the image the outline search works on.
 pub const WORK_SIDE: f64 = 1024.0;
@@ -81,6 +81,9 @@ pub struct Detection {
     pub score: f64,
     /// Whether the grid is printed dark on light or light on dark.
     pub ink: Ink,
+    /// Whether the picture of the grid is smeared one way by the camera's motion: its cell
+    /// lines across the motion faded, its outline less sure (see [`grid_score`]).
+    pub smeared: bool,
 }
 
 /// Finds the largest Sudoku grid in a gray image, printed dark on light or else light on dark;
@@ -152,21 +155,22 @@ fn find_dark_grid(gray: &Mat, look: Look, work_side: f64) -> Result<Option<Detec
         for outline in outlines(mask)? {
             // Refinement usually helps, but can be pulled off by print touching the border.
             let refined = refine_corners(&work_view, &outline, 1.0);
-            let (quad, score) = [
-                (outline, grid_score(work, &outline, look)?),
-                (refined, grid_score(work, &refined, look)?),
+            let (quad, check) = [
+                (outline, check_grid(work, &outline, look)?),
+                (refined, check_grid(work, &refined, look)?),
             ]
             .into_iter()
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-            .unwrap_or((outline, 0.0));
-            tracing::trace!(?quad, score, closed, "grid candidate");
-            if score >= MIN_GRID_SCORE {
+            .max_by(|a, b| a.1.score.total_cmp(&b.1.score))
+            .unwrap_or((outline, GridCheck::NONE));
+            tracing::trace!(?quad, score = check.score, closed, "grid candidate");
+            if check.score >= MIN_GRID_SCORE {
                 let quad = uncut(&work_view, &quad).scaled(scale);
                 let refined = refine_corners(&GrayView::new(gray)?, &quad, scale);
                 return Ok(Some(Detection {
                     quad: refined,
-                    score,
+                    score: check.score,
                     ink: Ink::Dark,
+                    smeared: check.smeared,
                 }));
             }
         }
@@ -318,12 +322,33 @@ fn quad_of(contour: &Vector<Point>) -> Result<Option<Quad>> {
 /// A printed Sudoku scores 0.5 to 0.9, even when every cell holds a digit; a box of text, a
 /// calendar (7 columns) or a chessboard (8x8, no lines at ninths) scores below 0.2.
 pub fn grid_score(gray: &Mat, quad: &Quad, look: Look) -> Result<f64> {
+    Ok(check_grid(gray, quad, look)?.score)
+}
+
+/// What [`check_grid`] tells of a candidate.
+#[derive(Debug, Clone, Copy)]
+struct GridCheck {
+    /// [`grid_score`].
+    score: f64,
+    /// Whether the candidate is smeared one way by the camera's motion.
+    smeared: bool,
+}
+
+impl GridCheck {
+    const NONE: GridCheck = GridCheck {
+        score: 0.0,
+        smeared: false,
+    };
+}
+
+/// [`grid_score`], and whether the candidate is smeared.
+fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridCheck> {
     let side = 9 * CHECK_CELL;
     let Some(image_from_grid) = Homography::from_quads(&Quad::UNIT, quad) else {
-        return Ok(0.0);
+        return Ok(GridCheck::NONE);
     };
     let Some(grid_from_image) = image_from_grid.inverse() else {
-        return Ok(0.0);
+        return Ok(GridCheck::NONE);
     };
     let check_from_image = Homography::scaling(side as f64).after(&grid_from_image);
     let rectified = warp(gray, &check_from_image, Size::new(side, side), true)?;
@@ -381,7 +406,9 @@ pub fn grid_score(gray: &Mat, quad: &Quad, look: Look) -> Result<f64> {
             / 6.0
     };
     let (across, down) = (cell_lines(0), cell_lines(1));
+    let sharpness = GrayView::new(&rectified)?.sharpness_each_way();
     tracing::trace!(
+        ?sharpness,
         lines = mean(&lines),
         middles = mean(&middles),
         weakest_box,
@@ -396,13 +423,38 @@ pub fn grid_score(gray: &Mat, quad: &Quad, look: Look) -> Result<f64> {
     // stretched to a square: 0.07 one way; one 3x3 box of a hand-filled grid: 0.13, but
     // handwriting across its middles, 0.10-0.12).
     let cell_lines_hold = match look {
-        Look::OneOfMany => faint_cell_lines == 0,
+        Look::OneOfMany => faint_cell_lines == 0 || smeared_one_way(&lines, sharpness, weakest_box),
         Look::Only => faint_cell_lines <= 2 || (across.min(down) >= 0.12 && mean(&middles) <= 0.07),
     };
     if weakest_box < 0.3 || !cell_lines_hold {
-        return Ok(0.0);
+        return Ok(GridCheck::NONE);
     }
-    Ok(mean(&lines) - mean(&middles))
+    Ok(GridCheck {
+        score: mean(&lines) - mean(&middles),
+        smeared: sharpness.smeared(),
+    })
+}
+
+/// Box lines of a grid smeared by the camera's motion, thicker than its cell lines, still show
+/// at least this much where the cell lines across the motion have faded.
+const SMEARED_BOX_LINES: f64 = 0.5;
+
+/// Whether `lines` (coverage of the 8 lines across, then the 8 down) are those of a grid smeared
+/// one way by the camera's motion: the cell lines faint one way only, where the picture is
+/// blurred (`sharpness`), while every line the other way and every box line shows. Part of a
+/// grid stretched to a square (6 of 9 columns) shows no box line where one is looked for, and a
+/// sharp table of 9 rows and 3 columns is not blurred one way.
+fn smeared_one_way(lines: &[f64], sharpness: Sharpness, weakest_box: f64) -> bool {
+    let is_box_line = |i: usize| (i % 8 + 1).is_multiple_of(3);
+    let faint_in = |way: usize| {
+        (8 * way..8 * way + 8)
+            .filter(|&i| !is_box_line(i) && lines[i] < 0.3)
+            .count()
+    };
+    // Lines across (way 0) fade when the picture is smeared up and down.
+    let clear_across = faint_in(0) == 0 && sharpness.smeared_across();
+    let clear_down = faint_in(1) == 0 && sharpness.smeared_down();
+    weakest_box >= SMEARED_BOX_LINES && (clear_across || clear_down)
 }
 
 /// Pixels darker than their cell-sized neighbourhood by more than `by`.
@@ -801,6 +853,32 @@ pub(crate) mod tests {
             find_grid(&page, Look::Only).unwrap().expect("grid").ink,
             Ink::Dark
         );
+    }
+
+    #[test]
+    fn a_grid_smeared_side_to_side_is_found_in_a_frame_and_said_to_be() {
+        // Cells of 42 pixels smeared by 12 (the camera moving during the exposure): the thin
+        // cell lines down fade below what a frame asks of every cell line, the lines across and
+        // the thicker box lines still show.
+        let page = drawn_grid(640, 480, 120, 50, 378);
+        let mut smeared = Mat::default();
+        imgproc::blur_def(&page, &mut smeared, Size::new(12, 1)).unwrap();
+        let found = find_grid(&smeared, Look::OneOfMany)
+            .unwrap()
+            .expect("smeared grid");
+        assert!(found.smeared);
+        let truth = Quad([[120.0, 50.0], [498.0, 50.0], [498.0, 428.0], [120.0, 428.0]]);
+        assert!(
+            found.quad.max_corner_distance(&truth) < 3.0,
+            "{:?}",
+            found.quad
+        );
+        let sharp = find_grid(&page, Look::OneOfMany).unwrap().expect("grid");
+        assert!(!sharp.smeared);
+        // Evenly blurred as much, nothing is smeared one way: the faded cell lines fail it.
+        let mut blurred = Mat::default();
+        imgproc::blur_def(&page, &mut blurred, Size::new(16, 16)).unwrap();
+        assert!(find_grid(&blurred, Look::OneOfMany).unwrap().is_none());
     }
 
     #[test]

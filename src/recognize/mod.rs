@@ -22,6 +22,7 @@ use opencv::core::Mat;
 
 use crate::error::Result;
 use crate::geometry::{Quad, distance};
+use crate::raster::GrayView;
 use read::{DigitReader, GridReading};
 
 /// Whether which way up the grid is still needs finding out.
@@ -122,13 +123,23 @@ pub fn recognize(
     let start = Instant::now();
     let reading = reader.read_grid(cells::cell_batch(&rectified)?.view())?;
     let reading = mark_hidden(reading, &rectified)?;
+    let smeared = GrayView::new(&rectified)?.sharpness_each_way().smeared();
+    let reading = if smeared {
+        tracing::debug!("grid smeared by the camera's motion");
+        mark_smeared(reading)
+    } else {
+        reading
+    };
     let mut recognition = Recognition {
         quad,
         reading,
         turned: false,
         on_lines,
     };
+    // A smeared grid can read more plausibly turned (image1038 sliding in, under a thumb): which
+    // way up it is waits for a sharper frame.
     if orientation == Orientation::Unknown
+        && !smeared
         && needs_turning(&recognition.reading)
         && let Some((turned_quad, turned, turned_grid)) =
             orient::read_turned(reader, &rectified, &quad, &recognition.reading)?
@@ -164,6 +175,14 @@ fn mark_hidden(mut reading: GridReading, rectified: &Mat) -> Result<GridReading>
         }
     }
     Ok(reading)
+}
+
+/// The reading of a grid smeared by the camera's motion, marked so ([`CellReading::smeared`]).
+fn mark_smeared(mut reading: GridReading) -> GridReading {
+    for cell in &mut reading.0 {
+        cell.smeared = true;
+    }
+    reading
 }
 
 /// When the lines move a corner given on a border they did not see by more than this many

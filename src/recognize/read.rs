@@ -36,6 +36,9 @@ pub struct CellReading {
     /// Whether a grid line beside the cell was hidden (a finger, glare): what the model saw
     /// may not be all of the cell, and the probabilities were made less sure.
     pub hidden: bool,
+    /// Whether the grid was read smeared by the camera's motion: the model is sure of the cells
+    /// more often than it is right (a smeared 9 can read surely as an empty cell).
+    pub smeared: bool,
 }
 
 impl CellReading {
@@ -95,6 +98,11 @@ impl GridReading {
     /// Which cells were read beside a hidden stretch of grid line ([`CellReading::hidden`]).
     pub fn hidden(&self) -> [bool; 81] {
         std::array::from_fn(|i| self.0.get(i).is_some_and(|cell| cell.hidden))
+    }
+
+    /// Whether the grid was read smeared by the camera's motion ([`CellReading::smeared`]).
+    pub fn smeared(&self) -> bool {
+        self.0.iter().any(|cell| cell.smeared)
     }
 
     /// Whether any digit was read as handwritten.
@@ -237,6 +245,7 @@ fn reading_from_logits(logits: &[f32]) -> CellReading {
         probabilities,
         as_clue,
         hidden: false,
+        smeared: false,
     }
 }
 

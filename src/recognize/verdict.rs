@@ -239,6 +239,10 @@ fn judge_printed(reading: &GridReading) -> Judged {
     // knows (glare fades a digit next to the cells it hides): the reading must then be clearly
     // ahead of any other puzzle, even when it solves as read.
     let covered = hidden.contains(&true);
+    // A photo smeared one way is corrected as any other: it is the one look there is, and some
+    // still photos are less sharp one way by nature (image209, image43: 0.65-0.76 of the other
+    // way); refusing their corrections cost 3 of the Wicht photos with a fingertip or glare
+    // their (right) solution, and saved none.
     let decoded = match decode(
         &read,
         &clue_log_likelihoods(reading),
@@ -278,6 +282,21 @@ fn judge_printed(reading: &GridReading) -> Judged {
         status: Status::Solved,
         corrections: d.corrections,
         margin: Some(d.margin),
+    }
+}
+
+/// `verdict`, not taken when it corrects readings of frames smeared by the camera's motion
+/// (`smeared`): smeared cells read wrong as surely as right, and where one is sure and wrong the
+/// correction falls on another (image1038 sliding in under a thumb: a printed 9 read surely as
+/// empty, and the 2 beside the thumb "corrected" to a 9 gave a puzzle with one solution, the
+/// wrong one, drawn for the rest of the clip). What solves as read stands; sharper frames come.
+fn refuse_smeared_corrections(verdict: Verdict, smeared: bool) -> Verdict {
+    match verdict {
+        Verdict::Solved(d) if smeared && !d.corrections.is_empty() => {
+            tracing::debug!(corrections = ?d.corrections, "no correction of a smeared reading");
+            Verdict::Uncertain(d)
+        }
+        other => other,
     }
 }
 
@@ -330,11 +349,14 @@ impl Evidence {
 /// The summed clue likelihoods of one grid over its last few readings.
 #[derive(Debug, Clone)]
 struct Sums {
-    /// Per recent frame: each cell's clue log-likelihoods, and whether it was hidden.
-    recent: VecDeque<(Vec<[f32; CLASSES]>, [bool; 81])>,
+    /// Per recent frame: each cell's clue log-likelihoods, whether it was hidden, and whether
+    /// the frame was smeared.
+    recent: VecDeque<(Vec<[f32; CLASSES]>, [bool; 81], bool)>,
     log_likelihood: [[f32; CLASSES]; 81],
     /// Cells seen hidden in any frame read so far.
     hidden: [bool; 81],
+    /// Whether any of the recent frames was read smeared.
+    smeared: bool,
     frames: u32,
 }
 
@@ -344,6 +366,7 @@ impl Default for Sums {
             recent: VecDeque::with_capacity(EVIDENCE_FRAMES + 1),
             log_likelihood: [[0.0; CLASSES]; 81],
             hidden: [false; 81],
+            smeared: false,
             frames: 0,
         }
     }
@@ -353,10 +376,11 @@ impl Sums {
     fn add(&mut self, reading: &GridReading) {
         let hidden = reading.hidden();
         self.recent
-            .push_back((clue_log_likelihoods(reading), hidden));
+            .push_back((clue_log_likelihoods(reading), hidden, reading.smeared()));
         if self.recent.len() > EVIDENCE_FRAMES {
             self.recent.pop_front();
         }
+        self.smeared = self.recent.iter().any(|&(_, _, smeared)| smeared);
         // A cell once seen hidden is read as surely as a hidden one in every frame: a finger's
         // edge is not seen in every frame, and the frames that miss it read the cell as what
         // shows, surely.
@@ -364,7 +388,7 @@ impl Sums {
             *ever |= now;
         }
         self.log_likelihood = [[0.0; CLASSES]; 81];
-        for (frame, hidden_then) in &self.recent {
+        for (frame, hidden_then, _) in &self.recent {
             for (i, (sum, cell)) in self.log_likelihood.iter_mut().zip(frame).enumerate() {
                 let weight = if self.hidden[i] && !hidden_then[i] {
                     HIDDEN_CELL_POWER
@@ -452,6 +476,7 @@ fn judge_sums(evidence: &Sums) -> Option<Judged> {
         }
         other => other,
     };
+    let verdict = refuse_smeared_corrections(verdict, evidence.smeared);
     if let Verdict::Solved(d) = verdict {
         if !d.corrections.is_empty() {
             tracing::debug!(corrections = ?d.corrections, margin = d.margin, "corrected misread cells");
@@ -616,6 +641,7 @@ pub(crate) mod tests {
                         probabilities: p,
                         as_clue: p,
                         hidden: false,
+                        smeared: false,
                     }
                 })
                 .collect(),
@@ -778,6 +804,39 @@ pub(crate) mod tests {
         evidence.add(&reading);
         let known = judge_frames(&evidence).expect("judged from two frames");
         assert_eq!((known.clues, known.status), (truth, Status::Solved));
+    }
+
+    #[test]
+    fn a_smeared_reading_is_not_corrected_until_sharp_frames_show_the_same() {
+        // The faded 3 of the test above, read on frames smeared by the camera's motion: a
+        // smeared cell reads wrong as surely as right, and correcting it can fall on the wrong
+        // cell. Judged only once the frames summed are sharp.
+        let clues: Grid = SEVENTEEN_LESS_ONE.parse().unwrap();
+        let mut reading = reading_of(&clues, 0.99);
+        let faded = &mut reading.0[54];
+        faded.as_clue = [0.001; CLASSES];
+        faded.as_clue[0] = 0.9;
+        faded.as_clue[3] = 0.092;
+        let mut smeared = reading.clone();
+        for cell in &mut smeared.0 {
+            cell.smeared = true;
+        }
+        assert!(smeared.smeared() && !reading.smeared());
+        let mut evidence = Evidence::new();
+        for _ in 0..EVIDENCE_FRAMES {
+            evidence.add(&smeared);
+            assert!(judge_frames(&evidence).is_none());
+        }
+        for _ in 1..EVIDENCE_FRAMES {
+            evidence.add(&reading);
+            assert!(
+                judge_frames(&evidence).is_none(),
+                "a smeared frame is still summed"
+            );
+        }
+        evidence.add(&reading);
+        let known = judge_frames(&evidence).expect("sharp frames only");
+        assert_eq!(known.status, Status::Solved);
     }
 
     #[test]

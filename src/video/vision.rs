@@ -182,6 +182,10 @@ struct Track {
     anchor: Option<Anchor>,
     /// Frames since the track was last aligned to the anchor.
     unanchored_for: u32,
+    /// Whether the anchor was last set on a frame smeared by the camera's motion: the lines
+    /// across the smear, and so the anchor, may lie a little off; the grid is read again, and
+    /// the anchor set again, on the next frame.
+    anchored_on_smear: bool,
     /// Whether the grid is printed dark on light or light on dark (a dark-mode screen).
     ink: Ink,
     /// Whether the track has been on the printed lines since the grid was found: before, it is
@@ -214,6 +218,7 @@ impl Track {
             confirmed: false,
             anchor: Anchor::new(current, &image_from_grid)?,
             unanchored_for: 0,
+            anchored_on_smear: found.smeared,
             ink: found.ink,
             on_lines: false,
             disputed: None,
@@ -296,9 +301,29 @@ impl Track {
             {
                 self.unanchored_for = 0;
                 self.on_lines |= recognition.on_lines;
+                self.anchored_on_smear = recognition.reading.smeared();
             }
         }
         Ok((agrees, doubtful))
+    }
+
+    /// Sets the anchor again where the outline search finds the grid near the track (at `quad`)
+    /// on this frame, if it is not smeared: for a track anchored on a smeared frame, where the
+    /// lines could not be followed on a sharp one.
+    fn anchor_on_outline(&mut self, current: &TrackFrame, gray: &Mat, quad: &Quad) -> Result<()> {
+        let cell = quad.mean_side() / 9.0;
+        let found = detect::find_grid(gray, Look::OneOfMany)?
+            .filter(|d| !d.smeared)
+            .map(|d| d.quad.turned_like(quad))
+            .filter(|q| q.max_corner_distance(quad) <= ANCHOR_AGAIN_CELLS * cell);
+        if let Some(found) = found
+            && self.start_again_at(current, &found)?
+        {
+            tracing::debug!("anchored again on a sharp frame's outline");
+            self.anchored_on_smear = false;
+            self.unanchored_for = 0;
+        }
+        Ok(())
     }
 
     /// Puts the track, and the anchor it is aligned to, at `quad`; false (and left as it is)
@@ -312,6 +337,10 @@ impl Track {
         Ok(true)
     }
 }
+
+/// A track anchored on a smeared frame is anchored again on a sharp frame's outline found within
+/// this many cells of it (an outline found on a smeared frame lies up to a quarter cell off).
+const ANCHOR_AGAIN_CELLS: f64 = 0.5;
 
 /// Every how many frames searched in vain the finer search ([`detect::find_small_grid`]) looks
 /// for a puzzle held far from the camera.
@@ -526,10 +555,11 @@ impl Vision {
         if let Identity::Known(known) = &track.identity {
             track.since_check += 1;
             // A confirming reading is taken at once, and so is one of a puzzle judged without a
-            // solution (it is provisional: a thumb that hid a clue may have let go); a routine
-            // one waits for a steady grid.
+            // solution (it is provisional: a thumb that hid a clue may have let go) and one that
+            // sets the anchor again off a smeared frame; a routine one waits for a steady grid.
             let due = !track.confirmed
                 || known.solution.is_none()
+                || track.anchored_on_smear
                 || (track.since_check >= RECHECK_EVERY && moving(track, &quad) <= STEADY_FOR_CHECK);
             if !due {
                 return Ok(());
@@ -557,6 +587,9 @@ impl Vision {
         )?;
         times.read = Some(steps.rectify + steps.read);
         let (agrees, doubtful) = track.take_lines(current, &quad, &recognition)?;
+        if track.anchored_on_smear && !recognition.on_lines && !recognition.reading.smeared() {
+            track.anchor_on_outline(current, gray, &quad)?;
+        }
         // Which way up is settled by a sure reading only: a blurred one (the page still sliding
         // in) can read more plausibly turned, and a grid read turned ever after never adds up.
         track.oriented |= !recognition.turned || recognition.reading.is_confident();
@@ -864,6 +897,7 @@ mod tests {
             quad: off,
             score: detect::MIN_GRID_SCORE,
             ink: Ink::Dark,
+            smeared: false,
         };
         vision.track = Track::start(&current, &found).unwrap();
         let tracked =
@@ -895,6 +929,7 @@ mod tests {
             quad: Quad([[150.0, 92.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]),
             score: detect::MIN_GRID_SCORE,
             ink: Ink::Dark,
+            smeared: false,
         };
         let mut track = Track::start(&current, &found).unwrap().unwrap();
         let right = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
@@ -934,6 +969,7 @@ mod tests {
             quad: tracked,
             score: detect::MIN_GRID_SCORE,
             ink: Ink::Dark,
+            smeared: false,
         };
         let mut track = Track::start(&current, &found).unwrap().unwrap();
         // Followed on the lines before (a grid just found takes lines near its outline).
@@ -962,6 +998,7 @@ mod tests {
             quad: outlined,
             score: detect::MIN_GRID_SCORE,
             ink: Ink::Dark,
+            smeared: false,
         };
         let recognition = read_beside_a_finger(right, 72, false);
         let mut track = Track::start(&current, &found).unwrap().unwrap();
@@ -1019,6 +1056,7 @@ mod tests {
             quad: Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]),
             score: detect::MIN_GRID_SCORE,
             ink: Ink::Dark,
+            smeared: false,
         };
         let mut track = Track::start(&current, &found).unwrap().unwrap();
         // Judged ambiguous (a thumb over a clue it needs), confirmed, and just checked: a
