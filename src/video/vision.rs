@@ -182,10 +182,11 @@ struct Track {
     anchor: Option<Anchor>,
     /// Frames since the track was last aligned to the anchor.
     unanchored_for: u32,
-    /// Whether the anchor was last set on a frame smeared by the camera's motion: the lines
-    /// across the smear, and so the anchor, may lie a little off; the grid is read again, and
-    /// the anchor set again, on the next frame.
-    anchored_on_smear: bool,
+    /// How fast the grid moved (share of its side per frame) on the frame the anchor was last
+    /// set on, infinite for a frame smeared by the camera's motion: lines followed on a moving
+    /// frame, and so the anchor, may lie a little off. The grid is read again, and the anchor
+    /// set again, once it moves at most half as fast (see [`steadier_than_anchor`]).
+    anchor_motion: f64,
     /// Whether the grid is printed dark on light or light on dark (a dark-mode screen).
     ink: Ink,
     /// Whether the track has been on the printed lines since the grid was found: before, it is
@@ -218,7 +219,7 @@ impl Track {
             confirmed: false,
             anchor: Anchor::new(current, &image_from_grid)?,
             unanchored_for: 0,
-            anchored_on_smear: found.smeared,
+            anchor_motion: if found.smeared { f64::INFINITY } else { 0.0 },
             ink: found.ink,
             on_lines: false,
             disputed: None,
@@ -296,12 +297,17 @@ impl Track {
             }
         } else {
             self.disputed = None;
+            let motion = if recognition.reading.smeared() {
+                f64::INFINITY
+            } else {
+                moving(self, quad)
+            };
             if (recognition.on_lines || recognition.turned)
                 && self.start_again_at(current, &recognition.quad)?
             {
                 self.unanchored_for = 0;
                 self.on_lines |= recognition.on_lines;
-                self.anchored_on_smear = recognition.reading.smeared();
+                self.anchor_motion = motion;
             }
         }
         Ok((agrees, doubtful))
@@ -312,6 +318,7 @@ impl Track {
     /// lines could not be followed on a sharp one.
     fn anchor_on_outline(&mut self, current: &TrackFrame, gray: &Mat, quad: &Quad) -> Result<()> {
         let cell = quad.mean_side() / 9.0;
+        let motion = moving(self, quad);
         let found = detect::find_grid(gray, Look::OneOfMany)?
             .filter(|d| !d.smeared)
             .map(|d| d.quad.turned_like(quad))
@@ -320,7 +327,7 @@ impl Track {
             && self.start_again_at(current, &found)?
         {
             tracing::debug!("anchored again on a sharp frame's outline");
-            self.anchored_on_smear = false;
+            self.anchor_motion = motion;
             self.unanchored_for = 0;
         }
         Ok(())
@@ -556,10 +563,11 @@ impl Vision {
             track.since_check += 1;
             // A confirming reading is taken at once, and so is one of a puzzle judged without a
             // solution (it is provisional: a thumb that hid a clue may have let go) and one that
-            // sets the anchor again off a smeared frame; a routine one waits for a steady grid.
+            // sets the anchor again on a steadier frame than it was set on; a routine one waits
+            // for a steady grid.
             let due = !track.confirmed
                 || known.solution.is_none()
-                || track.anchored_on_smear
+                || steadier_than_anchor(track, &quad)
                 || (track.since_check >= RECHECK_EVERY && moving(track, &quad) <= STEADY_FOR_CHECK);
             if !due {
                 return Ok(());
@@ -587,7 +595,10 @@ impl Vision {
         )?;
         times.read = Some(steps.rectify + steps.read);
         let (agrees, doubtful) = track.take_lines(current, &quad, &recognition)?;
-        if track.anchored_on_smear && !recognition.on_lines && !recognition.reading.smeared() {
+        if track.anchor_motion.is_infinite()
+            && !recognition.on_lines
+            && !recognition.reading.smeared()
+        {
             track.anchor_on_outline(current, gray, &quad)?;
         }
         // Which way up is settled by a sure reading only: a blurred one (the page still sliding
@@ -723,6 +734,14 @@ fn similarity(
 }
 
 /// How far the grid moved from the frame before to this one, as a share of its side.
+/// Whether the grid, at `quad`, moves at most half as fast as when the anchor was set on a
+/// moving frame: the page coming to rest after sliding in is anchored again on a sharper frame
+/// (handheld:01_22 anchored while it still moved 3.5% of its side a frame, a hair off, was
+/// drawn 2.8% off on a quick move two seconds later).
+fn steadier_than_anchor(track: &Track, quad: &Quad) -> bool {
+    track.anchor_motion > STEADY_FOR_CHECK && moving(track, quad) <= track.anchor_motion / 2.0
+}
+
 fn moving(track: &Track, quad: &Quad) -> f64 {
     let Some(motion) = track.motion else {
         return 0.0;
