@@ -751,7 +751,6 @@ fn similarity(
     Some((moved, misfit))
 }
 
-/// How far the grid moved from the frame before to this one, as a share of its side.
 /// Whether the grid, at `quad`, moves at most half as fast as when the anchor was set on a
 /// moving frame: the page coming to rest after sliding in is anchored again on a sharper frame
 /// (handheld:01_22 anchored while it still moved 3.5% of its side a frame, a hair off, was
@@ -760,6 +759,7 @@ fn steadier_than_anchor(track: &Track, quad: &Quad) -> bool {
     track.anchor_motion > STEADY_FOR_CHECK && moving(track, quad) <= track.anchor_motion / 2.0
 }
 
+/// How far the grid moved from the frame before to this one, as a share of its side.
 fn moving(track: &Track, quad: &Quad) -> f64 {
     let Some(motion) = track.motion else {
         return 0.0;
@@ -1082,6 +1082,33 @@ mod tests {
             ]
         }));
         assert_eq!(moved_like(&grid, &scattered, 36.0), None);
+    }
+
+    #[test]
+    fn an_anchor_set_while_the_grid_moved_is_set_again_once_it_moves_half_as_fast() {
+        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
+        let current = TrackFrame::new(&page).unwrap();
+        let quad = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        let found = Detection {
+            quad,
+            score: detect::MIN_GRID_SCORE,
+            ink: Ink::Dark,
+            smeared: true,
+        };
+        let mut track = Track::start(&current, &found).unwrap().unwrap();
+        // Found smeared: any steadier frame will do.
+        track.motion = Some(Homography::translation(10.0, 0.0));
+        assert!(steadier_than_anchor(&track, &quad));
+        // Anchored while moving 4% of the side a frame: 3% is not steadier enough, 1.5% is.
+        track.anchor_motion = 0.04;
+        track.motion = Some(Homography::translation(0.03 * 324.0, 0.0));
+        assert!(!steadier_than_anchor(&track, &quad));
+        track.motion = Some(Homography::translation(0.015 * 324.0, 0.0));
+        assert!(steadier_than_anchor(&track, &quad));
+        // Anchored on a steady frame: never due on that account.
+        track.anchor_motion = 0.01;
+        track.motion = None;
+        assert!(!steadier_than_anchor(&track, &quad));
     }
 
     #[test]
