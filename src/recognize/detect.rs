@@ -390,7 +390,6 @@ fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridCheck> {
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     // Every box line must be there. A 3x3 table with no cell lines is no Sudoku, nor is part
     // of a grid cut off six rows down, whose rows miss the ninths one way.
-    let is_box_line = |i: usize| (i % 8 + 1).is_multiple_of(3);
     let weakest_box = (0..16)
         .filter(|&i| is_box_line(i))
         .map(|i| lines[i])
@@ -435,6 +434,11 @@ fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridCheck> {
     })
 }
 
+/// Whether line `i` of [`check_grid`]'s 16 (8 across, then 8 down) is a box line.
+fn is_box_line(i: usize) -> bool {
+    (i % 8 + 1).is_multiple_of(3)
+}
+
 /// Box lines of a grid smeared by the camera's motion, thicker than its cell lines, still show
 /// at least this much where the cell lines across the motion have faded.
 const SMEARED_BOX_LINES: f64 = 0.5;
@@ -445,7 +449,6 @@ const SMEARED_BOX_LINES: f64 = 0.5;
 /// grid stretched to a square (6 of 9 columns) shows no box line where one is looked for, and a
 /// sharp table of 9 rows and 3 columns is not blurred one way.
 fn smeared_one_way(lines: &[f64], sharpness: Sharpness, weakest_box: f64) -> bool {
-    let is_box_line = |i: usize| (i % 8 + 1).is_multiple_of(3);
     let faint_in = |way: usize| {
         (8 * way..8 * way + 8)
             .filter(|&i| !is_box_line(i) && lines[i] < 0.3)

@@ -125,7 +125,7 @@ pub fn recognize(
     let reading = mark_hidden(reading, &rectified)?;
     let smeared = GrayView::new(&rectified)?.sharpness_each_way().smeared();
     let reading = if smeared {
-        tracing::debug!("grid smeared by the camera's motion");
+        tracing::trace!("grid smeared by the camera's motion");
         mark_smeared(reading)
     } else {
         reading

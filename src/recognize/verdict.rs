@@ -293,7 +293,7 @@ fn judge_printed(reading: &GridReading) -> Judged {
 fn refuse_smeared_corrections(verdict: Verdict, smeared: bool) -> Verdict {
     match verdict {
         Verdict::Solved(d) if smeared && !d.corrections.is_empty() => {
-            tracing::debug!(corrections = ?d.corrections, "no correction of a smeared reading");
+            tracing::trace!(corrections = ?d.corrections, "no correction of a smeared reading");
             Verdict::Uncertain(d)
         }
         other => other,
@@ -785,6 +785,18 @@ pub(crate) mod tests {
         assert_eq!((judged.status, judged.solution), (Status::Unsure, None));
     }
 
+    /// A sure reading of `SEVENTEEN_LESS_ONE` whose cell 54 shows its 3 faded: "empty" at 90%,
+    /// the 3 at 9%.
+    fn faded_three() -> GridReading {
+        let clues: Grid = SEVENTEEN_LESS_ONE.parse().unwrap();
+        let mut reading = reading_of(&clues, 0.99);
+        let faded = &mut reading.0[54];
+        faded.as_clue = [0.001; CLASSES];
+        faded.as_clue[0] = 0.9;
+        faded.as_clue[3] = 0.092;
+        reading
+    }
+
     #[test]
     fn clue_read_as_empty_is_restored_when_the_rules_point_at_it() {
         // Cell 54's 3 blurred into "empty" at 90%, in every frame: without it the puzzle has
@@ -793,12 +805,7 @@ pub(crate) mod tests {
             "000000010400000000020000000000050407008000300001090000300400200050100000000806000"
                 .parse()
                 .unwrap();
-        let clues: Grid = SEVENTEEN_LESS_ONE.parse().unwrap();
-        let mut reading = reading_of(&clues, 0.99);
-        let faded = &mut reading.0[54];
-        faded.as_clue = [0.001; CLASSES];
-        faded.as_clue[0] = 0.9;
-        faded.as_clue[3] = 0.092;
+        let reading = faded_three();
         let mut evidence = Evidence::new();
         evidence.add(&reading);
         evidence.add(&reading);
@@ -811,12 +818,7 @@ pub(crate) mod tests {
         // The faded 3 of the test above, read on frames smeared by the camera's motion: a
         // smeared cell reads wrong as surely as right, and correcting it can fall on the wrong
         // cell. Judged only once the frames summed are sharp.
-        let clues: Grid = SEVENTEEN_LESS_ONE.parse().unwrap();
-        let mut reading = reading_of(&clues, 0.99);
-        let faded = &mut reading.0[54];
-        faded.as_clue = [0.001; CLASSES];
-        faded.as_clue[0] = 0.9;
-        faded.as_clue[3] = 0.092;
+        let reading = faded_three();
         let mut smeared = reading.clone();
         for cell in &mut smeared.0 {
             cell.smeared = true;
