@@ -153,15 +153,7 @@ fn find_dark_grid(gray: &Mat, look: Look, work_side: f64) -> Result<Option<Detec
             &ink
         };
         for outline in outlines(mask)? {
-            // Refinement usually helps, but can be pulled off by print touching the border.
-            let refined = refine_corners(&work_view, &outline, 1.0);
-            let (quad, check) = [
-                (outline, check_grid(work, &outline, look)?),
-                (refined, check_grid(work, &refined, look)?),
-            ]
-            .into_iter()
-            .max_by(|a, b| a.1.score.total_cmp(&b.1.score))
-            .unwrap_or((outline, GridCheck::NONE));
+            let (quad, check) = checked(work, &work_view, &outline, look)?;
             tracing::trace!(?quad, score = check.score, closed, "grid candidate");
             if check.score >= MIN_GRID_SCORE {
                 let quad = uncut(&work_view, &quad).scaled(scale);
@@ -176,6 +168,22 @@ fn find_dark_grid(gray: &Mat, look: Look, work_side: f64) -> Result<Option<Detec
         }
     }
     Ok(None)
+}
+
+/// `outline` or the same refined onto the printed border, whichever frames the grid more
+/// clearly, and how clearly: refinement usually helps, but can be pulled off by print touching
+/// the border.
+fn checked(work: &Mat, view: &GrayView, outline: &Quad, look: Look) -> Result<(Quad, GridCheck)> {
+    let refined = refine_corners(view, outline, 1.0);
+    let (outline_check, refined_check) = (
+        check_grid(work, outline, look)?,
+        check_grid(work, &refined, look)?,
+    );
+    Ok(if refined_check.score >= outline_check.score {
+        (refined, refined_check)
+    } else {
+        (*outline, outline_check)
+    })
 }
 
 fn dilated(mask: &Mat) -> Result<Mat> {
@@ -296,24 +304,83 @@ fn outlines(binary: &Mat) -> Result<Vec<Quad>> {
     Ok(quads)
 }
 
-/// The convex quadrilateral that approximates a contour's hull, if it has four corners.
+/// The convex quadrilateral that approximates a contour's hull, if it has four corners, or is
+/// a quadrilateral with a corner or two cut off (see [`corner_uncut`]): a grid whose border
+/// fades at a corner has an ink outline that turns in across the corner.
 fn quad_of(contour: &Vector<Point>) -> Result<Option<Quad>> {
     let mut hull = Vector::<Point>::new();
     imgproc::convex_hull(contour, &mut hull, false, true)?;
     let perimeter = imgproc::arc_length(&hull, true)?;
     let mut approx = Vector::<Point>::new();
     imgproc::approx_poly_dp(&hull, &mut approx, 0.03 * perimeter, true)?;
-    if approx.len() != 4 {
-        return Ok(None);
+    let mut points: Vec<[f64; 2]> = approx.iter().map(|p| [p.x as f64, p.y as f64]).collect();
+    while (5..=6).contains(&points.len()) {
+        match corner_uncut(&points) {
+            Some(fewer) => points = fewer,
+            None => return Ok(None),
+        }
     }
-    let points: Vec<[f64; 2]> = approx.iter().map(|p| [p.x as f64, p.y as f64]).collect();
-    let quad = Quad::from_unordered([points[0], points[1], points[2], points[3]]);
+    Ok(quad_from(&points))
+}
+
+/// The quadrilateral with these four corners, if it is convex and no side is more than 2.5
+/// times another (no Sudoku seen at a sensible angle is).
+fn quad_from(points: &[[f64; 2]]) -> Option<Quad> {
+    let [a, b, c, d] = points else {
+        return None;
+    };
+    let quad = Quad::from_unordered([*a, *b, *c, *d]);
     let sides = quad.sides();
     let (shortest, longest) = sides
         .iter()
         .fold((f64::MAX, 0.0f64), |(lo, hi), &s| (lo.min(s), hi.max(s)));
-    // A Sudoku seen at any sensible angle is not more than 2.5 times longer on one side.
-    Ok((quad.is_convex() && shortest * 2.5 >= longest).then_some(quad))
+    (quad.is_convex() && shortest * 2.5 >= longest).then_some(quad)
+}
+
+/// The largest share of a pentagon's area that [`corner_uncut`] adds back.
+const CUT_CORNER_MOST: f64 = 0.12;
+
+/// The four corners of a convex pentagon that is a quadrilateral with one corner cut off (a
+/// grid's border faded or broken near a corner, so its ink outline turns in early): the
+/// shortest side is dropped and the two sides beside it are extended to meet. None when that
+/// would add more than [`CUT_CORNER_MOST`] of the area: then it was no cut corner.
+fn corner_uncut(points: &[[f64; 2]]) -> Option<Vec<[f64; 2]>> {
+    let n = points.len();
+    let at = |i: usize| points[i % n];
+    let cut = (0..n)
+        .min_by(|&i, &j| distance(at(i), at(i + 1)).total_cmp(&distance(at(j), at(j + 1))))?;
+    let line = |from: [f64; 2], to: [f64; 2]| {
+        let length = distance(from, to).max(1e-9);
+        (
+            from,
+            [(to[0] - from[0]) / length, (to[1] - from[1]) / length],
+        )
+    };
+    let corner = intersect(
+        line(at(cut + n - 1), at(cut)),
+        line(at(cut + 2), at(cut + 1)),
+    )?;
+    // The triangle the new corner adds, against the pentagon's area; it must lie outside the
+    // dropped side, on the other side from the pentagon's middle.
+    let (a, b) = (at(cut), at(cut + 1));
+    let side_of = |p: [f64; 2]| (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
+    let middle = at(cut + 3);
+    if side_of(corner) * side_of(middle) >= 0.0 {
+        return None;
+    }
+    let added = 0.5 * side_of(corner).abs();
+    let area = 0.5
+        * (0..n)
+            .map(|i| at(i)[0] * at(i + 1)[1] - at(i + 1)[0] * at(i)[1])
+            .sum::<f64>()
+            .abs();
+    if added > CUT_CORNER_MOST * area {
+        return None;
+    }
+    let mut fewer = points.to_vec();
+    fewer[cut] = corner;
+    fewer.remove((cut + 1) % n);
+    Some(fewer)
 }
 
 /// How clearly `quad` in `gray` frames a 9x9 grid: the mean share of each interior grid line
@@ -837,6 +904,64 @@ pub(crate) mod tests {
         }
         // Whole: left alone.
         assert_eq!(uncut(&view, &truth), truth);
+    }
+
+    #[test]
+    fn a_pentagon_with_one_corner_cut_off_is_taken_as_its_quadrilateral_and_others_are_not() {
+        // A square of side 100 with its top-left corner cut 15 along each side.
+        let cut = [
+            [15.0, 0.0],
+            [100.0, 0.0],
+            [100.0, 100.0],
+            [0.0, 100.0],
+            [0.0, 15.0],
+        ];
+        let quad = corner_uncut(&cut).expect("a cut corner");
+        assert_eq!(quad.len(), 4);
+        assert!(
+            quad.iter().any(|p| distance(*p, [0.0, 0.0]) < 1e-6),
+            "{quad:?}"
+        );
+        // A house: the sides beside its shortest (a wall) meet far below the floor's corner.
+        let house = [
+            [0.0, 40.0],
+            [50.0, 0.0],
+            [100.0, 40.0],
+            [100.0, 100.0],
+            [0.0, 100.0],
+        ];
+        assert_eq!(corner_uncut(&house), None);
+        // A regular pentagon's sides meet far out: no quadrilateral cut short.
+        let regular: Vec<[f64; 2]> = (0..5)
+            .map(|i| {
+                let a = i as f64 * std::f64::consts::TAU / 5.0;
+                [50.0 * a.cos(), 50.0 * a.sin()]
+            })
+            .collect();
+        assert_eq!(corner_uncut(&regular), None);
+    }
+
+    #[test]
+    fn an_outline_with_a_corner_cut_off_gives_the_whole_quadrilateral() {
+        // The ink outline of a grid (400 px) whose border faded across its top-left corner, a
+        // third of the side along each way, with a ragged edge where the fade begins.
+        let contour = Vector::<Point>::from_iter([
+            Point::new(233, 100),
+            Point::new(500, 100),
+            Point::new(500, 500),
+            Point::new(100, 500),
+            Point::new(100, 233),
+            Point::new(140, 190),
+            Point::new(190, 140),
+        ]);
+        let quad = quad_of(&contour).unwrap().expect("a quadrilateral");
+        let truth = Quad([
+            [100.0, 100.0],
+            [500.0, 100.0],
+            [500.0, 500.0],
+            [100.0, 500.0],
+        ]);
+        assert!(quad.max_corner_distance(&truth) < 1.0, "{quad:?}");
     }
 
     #[test]
