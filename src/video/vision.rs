@@ -189,6 +189,8 @@ struct Track {
     anchor_motion: f64,
     /// Whether the grid is printed dark on light or light on dark (a dark-mode screen).
     ink: Ink,
+    /// How clearly the outline it was found by framed a grid (`Detection::score`).
+    found_score: f64,
     /// Whether the track has been on the printed lines since the grid was found: before, it is
     /// where the outline search put it, which a thumb or a glare spot over the border pulls off.
     on_lines: bool,
@@ -221,6 +223,7 @@ impl Track {
             unanchored_for: 0,
             anchor_motion: if found.smeared { f64::INFINITY } else { 0.0 },
             ink: found.ink,
+            found_score: found.score,
             on_lines: false,
             disputed: None,
             provisional: None,
@@ -434,13 +437,22 @@ impl Vision {
             // grid can't tell a fast move from a slow one to the neighbouring cell. Detect once
             // more and take the motion from the two detections.
             let start = Instant::now();
-            let again =
+            let found =
                 detect::find_grid(gray, Look::OneOfMany)?.filter(|d| inside_frame(&d.quad, gray));
             times.detect = Some(start.elapsed());
             // Detection orders corners by the picture, the track by the puzzle (it may be turned).
             let tracked = track::quad_of(&track.image_from_grid);
-            let again = again.map(|d| d.quad.turned_like(&tracked));
             let cell = tracked.mean_side() / 9.0;
+            if let Some(found) = found.filter(|d| clearer_in_another_shape(track, d, &tracked)) {
+                tracing::debug!(
+                    found = found.score,
+                    before = track.found_score,
+                    "found again more clearly in another shape: starting from there"
+                );
+                self.track = Track::start(current, &found)?;
+                return Ok(());
+            }
+            let again = found.map(|d| d.quad.turned_like(&tracked));
             if let Some(found) = again
                 .filter(|q| q.max_corner_distance(&tracked) < 0.25 * q.sides()[0])
                 .and_then(|q| moved_like(&tracked, &q, cell))
@@ -719,6 +731,22 @@ impl Vision {
     }
 }
 
+/// A grid found again this much more clearly (`Detection::score`) than the track was found by,
+/// in a shape no move of the track's makes, was first outlined off.
+const CLEARER_BY: f64 = 0.1;
+
+/// Whether `found`, on the frame after the grid was found, frames it more clearly than the
+/// outline the track (now at `tracked`) started from, in a shape no move, turn and scaling of
+/// it makes: the first outline was cut short (a thumb over the border, a blurred frame), and
+/// kept with "three corners moved together" its readings never add up (thumb:image13 read
+/// nothing for 3 frames with a corner a cell in).
+fn clearer_in_another_shape(track: &Track, found: &Detection, tracked: &Quad) -> bool {
+    let cell = tracked.mean_side() / 9.0;
+    let shape_kept = similarity(tracked, &found.quad.turned_like(tracked), &[0, 1, 2, 3])
+        .is_some_and(|(_, misfit)| misfit < MOVE_MISFIT_CELLS * cell);
+    found.score >= track.found_score + CLEARER_BY && !shape_kept
+}
+
 /// Where the grid outlined by `from` is, found again a frame later as `to`: `to` itself when its
 /// corners lie where a move, turn and scaling of `from` puts them (to within
 /// [`MOVE_MISFIT_CELLS`] of a cell); else `from` moved as three of the corners moved together,
@@ -980,6 +1008,34 @@ mod tests {
             vision.search_again(&current, &page, &mut times).unwrap();
         }
         assert!(tracked(&vision).max_corner_distance(&right) < 3.0);
+    }
+
+    #[test]
+    fn a_grid_found_again_more_clearly_in_another_shape_starts_over_and_a_moved_one_does_not() {
+        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
+        let current = TrackFrame::new(&page).unwrap();
+        let right = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        // Found with its bottom-left corner a cell in (a thumb over the border).
+        let mut cut = right;
+        cut.0[3] = [186.0, 404.0];
+        let first = Detection {
+            quad: cut,
+            score: 0.6,
+            ink: Ink::Dark,
+            smeared: false,
+        };
+        let track = Track::start(&current, &first).unwrap().unwrap();
+        let again = |quad: Quad, score: f64| Detection {
+            quad,
+            score,
+            ..first
+        };
+        assert!(clearer_in_another_shape(&track, &again(right, 0.9), &cut));
+        // Not clearer by enough: kept.
+        assert!(!clearer_in_another_shape(&track, &again(right, 0.65), &cut));
+        // The same shape moved (the page sliding on): kept, and followed.
+        let moved = Quad(cut.0.map(|[x, y]| [x + 20.0, y + 5.0]));
+        assert!(!clearer_in_another_shape(&track, &again(moved, 0.9), &cut));
     }
 
     #[test]
