@@ -159,6 +159,13 @@ pub struct VisionTimes {
     pub solve: Option<Duration>,
 }
 
+impl VisionTimes {
+    /// Counts `spent` on detection, with what this frame spent on it already.
+    fn add_detect(&mut self, spent: Duration) {
+        self.detect = Some(self.detect.unwrap_or_default() + spent);
+    }
+}
+
 enum Identity {
     /// Boxed: the summed readings are large, a known puzzle is a pointer.
     Reading(Box<Evidence>),
@@ -351,19 +358,50 @@ impl Track {
 /// off), and one anchored on a smeared frame is anchored again on it.
 const ANCHOR_AGAIN_CELLS: f64 = 0.5;
 
-/// The grid's outline found on this frame, named like the track's corners `quad`, if it is sharp
-/// and lies within [`ANCHOR_AGAIN_CELLS`] of them.
+/// The grid's outline found on this frame (`found`), named like the track's corners `quad`, if
+/// it is sharp and lies within [`ANCHOR_AGAIN_CELLS`] of them.
 ///
 /// Why: read from the track's own corners, the lines along a border that fades at a corner
 /// (image23's newspaper border, light at the top left) go where those corners put them, so a
 /// track anchored a hair off on a moving frame stayed so, "confirmed" by its own lines on every
 /// reading (pan:image23 after coming back into view: 1.5-3% of the side for 19 s).
-fn outline_near(gray: &Mat, quad: &Quad) -> Result<Option<Quad>> {
+fn outline_near(found: Option<Detection>, quad: &Quad) -> Option<Quad> {
     let cell = quad.mean_side() / 9.0;
-    Ok(detect::find_grid(gray, Look::OneOfMany)?
+    found
         .filter(|d| !d.smeared)
         .map(|d| d.quad.turned_like(quad))
-        .filter(|q| q.max_corner_distance(quad) <= ANCHOR_AGAIN_CELLS * cell))
+        .filter(|q| q.max_corner_distance(quad) <= ANCHOR_AGAIN_CELLS * cell)
+}
+
+/// The outline search ([`detect::find_grid`]) on one frame, run at most once however many
+/// steps ask for it: following a grid just found, searching again for one being read and
+/// reading from a steadier frame's outline can all want it on the same frame.
+struct FrameOutline<'a> {
+    gray: &'a Mat,
+    found: Option<Option<Detection>>,
+}
+
+impl<'a> FrameOutline<'a> {
+    fn new(gray: &'a Mat) -> FrameOutline<'a> {
+        FrameOutline { gray, found: None }
+    }
+
+    /// The grid the search finds on the frame, searched on the first asking.
+    fn found(&mut self, times: &mut VisionTimes) -> Result<Option<Detection>> {
+        if let Some(found) = self.found {
+            return Ok(found);
+        }
+        let start = Instant::now();
+        let found = detect::find_grid(self.gray, Look::OneOfMany)?;
+        times.add_detect(start.elapsed());
+        self.found = Some(found);
+        Ok(found)
+    }
+
+    /// Whether `quad` lies inside the frame.
+    fn inside(&self, quad: &Quad) -> bool {
+        inside_frame(quad, self.gray)
+    }
 }
 
 /// Every how many frames searched in vain the finer search ([`detect::find_small_grid`]) looks
@@ -410,14 +448,15 @@ impl Vision {
         let mut gray = Mat::default();
         imgproc::cvt_color(frame, &mut gray, imgproc::COLOR_BGR2GRAY, 0)?;
         let current = TrackFrame::new(&gray)?;
-        self.follow(&current, &gray, &mut times)?;
+        let mut outline = FrameOutline::new(&gray);
+        self.follow(&current, &mut outline, &mut times)?;
         if self.track.is_none() {
-            self.search(&current, &gray, &mut times)?;
+            self.search(&current, &mut outline, &mut times)?;
         } else {
-            self.search_again(&current, &gray, &mut times)?;
+            self.search_again(&current, &mut outline, &mut times)?;
         }
         if self.track.is_some() {
-            self.read(&current, &gray, &mut times)?;
+            self.read(&current, &mut outline, &mut times)?;
         }
         self.previous = Some(current);
         times.total = start.elapsed();
@@ -427,7 +466,12 @@ impl Vision {
         })
     }
 
-    fn follow(&mut self, current: &TrackFrame, gray: &Mat, times: &mut VisionTimes) -> Result<()> {
+    fn follow(
+        &mut self,
+        current: &TrackFrame,
+        outline: &mut FrameOutline,
+        times: &mut VisionTimes,
+    ) -> Result<()> {
         let (Some(track), Some(previous)) = (self.track.as_mut(), self.previous.as_ref()) else {
             self.track = None;
             return Ok(());
@@ -436,10 +480,7 @@ impl Vision {
             // Just found: how fast the grid moves is not known yet, and flow on a repeating
             // grid can't tell a fast move from a slow one to the neighbouring cell. Detect once
             // more and take the motion from the two detections.
-            let start = Instant::now();
-            let found =
-                detect::find_grid(gray, Look::OneOfMany)?.filter(|d| inside_frame(&d.quad, gray));
-            times.detect = Some(start.elapsed());
+            let found = outline.found(times)?.filter(|d| outline.inside(&d.quad));
             // Detection orders corners by the picture, the track by the puzzle (it may be turned).
             let tracked = track::quad_of(&track.image_from_grid);
             let cell = tracked.mean_side() / 9.0;
@@ -507,21 +548,26 @@ impl Vision {
         Ok(())
     }
 
-    fn search(&mut self, current: &TrackFrame, gray: &Mat, times: &mut VisionTimes) -> Result<()> {
-        let start = Instant::now();
-        let mut found = detect::find_grid(gray, Look::OneOfMany)?;
+    fn search(
+        &mut self,
+        current: &TrackFrame,
+        outline: &mut FrameOutline,
+        times: &mut VisionTimes,
+    ) -> Result<()> {
+        let mut found = outline.found(times)?;
         self.searched_in_vain += 1;
         if found.is_none() && self.searched_in_vain.is_multiple_of(FINE_SEARCH_EVERY) {
             // A puzzle held far from the camera (a sixth of a 1080p frame across) only shows
             // its cell lines to the finer search, which looks at 3.5 times the pixels of the
             // first at 1080p: not every frame.
-            found = detect::find_small_grid(gray, Look::OneOfMany)?;
+            let start = Instant::now();
+            found = detect::find_small_grid(outline.gray, Look::OneOfMany)?;
+            times.add_detect(start.elapsed());
         }
-        let found = found.filter(|d| inside_frame(&d.quad, gray));
+        let found = found.filter(|d| outline.inside(&d.quad));
         if found.is_some() {
             self.searched_in_vain = 0;
         }
-        times.detect = Some(start.elapsed());
         self.track = match found {
             Some(detection) => Track::start(current, &detection)?,
             None => None,
@@ -536,7 +582,7 @@ impl Vision {
     fn search_again(
         &mut self,
         current: &TrackFrame,
-        gray: &Mat,
+        outline: &mut FrameOutline,
         times: &mut VisionTimes,
     ) -> Result<()> {
         let Some(track) = self.track.as_mut() else {
@@ -557,24 +603,22 @@ impl Vision {
             return Ok(());
         }
         track.since_check = 0;
-        let start = Instant::now();
-        let found =
-            detect::find_grid(gray, Look::OneOfMany)?.filter(|d| inside_frame(&d.quad, gray));
+        let found = outline.found(times)?.filter(|d| outline.inside(&d.quad));
         let tracked = track::quad_of(&track.image_from_grid);
         let Some(found) = found.filter(|d| {
             let cell = tracked.mean_side() / 9.0;
             d.quad.turned_like(&tracked).max_corner_distance(&tracked) > ELSEWHERE_CELLS * cell
         }) else {
-            times.detect = Some(start.elapsed());
             return Ok(());
         };
+        let start = Instant::now();
         let mut negative = Mat::default();
         let tracked_score = detect::grid_score(
-            track.ink.as_dark(gray, &mut negative)?,
+            track.ink.as_dark(outline.gray, &mut negative)?,
             &tracked,
             Look::OneOfMany,
         )?;
-        times.detect = Some(start.elapsed());
+        times.add_detect(start.elapsed());
         if found.score > tracked_score {
             tracing::debug!(
                 found = found.score,
@@ -587,7 +631,13 @@ impl Vision {
     }
 
     /// Reads the tracked grid when its puzzle is not known yet, or is due a check.
-    fn read(&mut self, current: &TrackFrame, gray: &Mat, times: &mut VisionTimes) -> Result<()> {
+    fn read(
+        &mut self,
+        current: &TrackFrame,
+        frame_outline: &mut FrameOutline,
+        times: &mut VisionTimes,
+    ) -> Result<()> {
+        let gray = frame_outline.gray;
         let Some(track) = self.track.as_mut() else {
             return Ok(());
         };
@@ -618,10 +668,7 @@ impl Vision {
         // A track anchored while the grid moved (or smeared) is read, once steadier, from the
         // frame's own outline, as a photo is.
         let outline = if track.anchor_motion.is_infinite() || steadier_than_anchor(track, &quad) {
-            let start = Instant::now();
-            let outline = outline_near(gray, &quad)?;
-            times.detect = Some(times.detect.unwrap_or_default() + start.elapsed());
-            outline
+            outline_near(frame_outline.found(times)?, &quad)
         } else {
             None
         };
@@ -994,18 +1041,24 @@ mod tests {
             |vision: &Vision| track::quad_of(&vision.track.as_ref().unwrap().image_from_grid);
         let mut times = VisionTimes::default();
         for _ in 1..SEARCH_AGAIN_EVERY {
-            vision.search_again(&current, &page, &mut times).unwrap();
+            vision
+                .search_again(&current, &mut FrameOutline::new(&page), &mut times)
+                .unwrap();
         }
         assert!(
             tracked(&vision).max_corner_distance(&off) < 1.0,
             "searched before it was due"
         );
-        vision.search_again(&current, &page, &mut times).unwrap();
+        vision
+            .search_again(&current, &mut FrameOutline::new(&page), &mut times)
+            .unwrap();
         let distance = tracked(&vision).max_corner_distance(&right);
         assert!(distance < 3.0, "still {distance:.1} px off");
         // Found again in the same place: the track is kept.
         for _ in 0..SEARCH_AGAIN_EVERY {
-            vision.search_again(&current, &page, &mut times).unwrap();
+            vision
+                .search_again(&current, &mut FrameOutline::new(&page), &mut times)
+                .unwrap();
         }
         assert!(tracked(&vision).max_corner_distance(&right) < 3.0);
     }
@@ -1047,8 +1100,9 @@ mod tests {
         let mut hair_off = right;
         hair_off.0[0] = [150.0, 91.0];
         let turned = Quad([hair_off.0[1], hair_off.0[2], hair_off.0[3], hair_off.0[0]]);
+        let found = detect::find_grid(&page, Look::OneOfMany).unwrap();
         for track in [hair_off, turned] {
-            let outline = outline_near(&page, &track).unwrap().expect("outline");
+            let outline = outline_near(found, &track).expect("outline");
             assert!(
                 outline.max_corner_distance(&right.turned_like(&track)) < 2.0,
                 "{outline:?}"
@@ -1056,7 +1110,7 @@ mod tests {
         }
         // A track a column off is another grid as far as this is concerned.
         let column_off = Quad(right.0.map(|[x, y]| [x + 36.0, y]));
-        assert_eq!(outline_near(&page, &column_off).unwrap(), None);
+        assert_eq!(outline_near(found, &column_off), None);
     }
 
     #[test]
@@ -1236,7 +1290,9 @@ mod tests {
         track.confirmed = true;
         vision.track = Some(track);
         let mut times = VisionTimes::default();
-        vision.read(&current, &page, &mut times).unwrap();
+        vision
+            .read(&current, &mut FrameOutline::new(&page), &mut times)
+            .unwrap();
         assert!(times.read.is_some(), "not read again");
         let track = vision.track.as_ref().unwrap();
         assert!(matches!(track.identity, Identity::Reading(_)));
