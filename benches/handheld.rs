@@ -113,6 +113,28 @@ fn main() {
         }
         return;
     }
+    if let Some(range) = arg("--probe") {
+        // `--probe 15,35`: each clip's frames 15..35 read at their true corners.
+        let bounds: Vec<usize> = range.split(',').filter_map(|n| n.parse().ok()).collect();
+        let only = arg("--only");
+        let mut reader = common::pipeline_reader();
+        for clip in camera::clips(&pages) {
+            if only
+                .as_ref()
+                .is_some_and(|o| !clip.name.contains(o.as_str()))
+            {
+                continue;
+            }
+            let camera = Camera::new(&pages, &clip).expect("camera");
+            println!("{}", clip.name);
+            for i in bounds[0]..bounds[1] {
+                if let Some(line) = camera::probe(&mut reader, &camera, i) {
+                    println!("  {line}");
+                }
+            }
+        }
+        return;
+    }
     let only = arg("--only");
     let pages_run = pages;
     let results = handheld::run_all(&pages_run, 2, only.as_deref());

@@ -188,6 +188,7 @@ fn dark_and_light_screens_under_a_hand_held_camera() {
             image: screen.image,
             corners: screen.corners,
             published: screen.corners,
+            clues: Grid(screen.givens),
             solution: Grid(screen.solution),
         }
     })

@@ -71,6 +71,16 @@ const STEADY_FOR_CHECK: f64 = 0.02;
 /// 30 s pans, up to 16% a frame, were drawn 2.0-2.3% off). 10% would also blank the quicker
 /// moves of the 8 s clips (2% of their frames), which are drawn within 1.5%.
 const BLUR_MOTION: f64 = 0.12;
+/// No overlay on a frame where the grid moves more than `FAST_MOTION` (share of its side per
+/// frame) and the anchor moved the tracked grid by more than `DISPUTED_CORRECTION` of its side:
+/// on a fast frame the anchor's sharp picture, aligned to the smeared frame, now and then puts
+/// one corner 5-7 px off (2.0-2.1% of the side at 10-12% a frame, single frames of the 8 s
+/// clips' quick move), while on most such frames it is what keeps the grid on the paper (keeping
+/// the tracked grid on every fast frame drew up to 2.7% off). Flow and anchor disagreeing that
+/// much on a fast frame means one of them is off, and which is not known. A steady frame's
+/// correction is the anchor doing its work (drift taken out) and is drawn.
+const FAST_MOTION: f64 = 0.05;
+const DISPUTED_CORRECTION: f64 = 0.01;
 
 /// A puzzle that has been read and judged; kept for when it comes back.
 #[derive(Debug, Clone, PartialEq)]
@@ -189,6 +199,9 @@ struct Track {
     anchor: Option<Anchor>,
     /// Frames since the track was last aligned to the anchor.
     unanchored_for: u32,
+    /// How far the anchor moved the tracked grid on this frame (share of its side): flow from
+    /// the last frame and the anchor disagree when one of them is off.
+    correction: f64,
     /// How fast the grid moved (share of its side per frame) on the frame the anchor was last
     /// set on, infinite for a frame smeared by the camera's motion: lines followed on a moving
     /// frame, and so the anchor, may lie a little off. The grid is read again, and the anchor
@@ -228,6 +241,7 @@ impl Track {
             confirmed: false,
             anchor: Anchor::new(current, &image_from_grid)?,
             unanchored_for: 0,
+            correction: 0.0,
             anchor_motion: if found.smeared { f64::INFINITY } else { 0.0 },
             ink: found.ink,
             found_score: found.score,
@@ -528,10 +542,16 @@ impl Vision {
             Alignment::Anchored(a) => {
                 tracing::trace!(inliers = a.inliers, "aligned to the anchor");
                 track.unanchored_for = 0;
+                let (was, aligned) = (
+                    track::quad_of(&tracked.image_from_grid),
+                    track::quad_of(&a.image_from_grid),
+                );
+                track.correction = aligned.max_corner_distance(&was) / aligned.mean_side();
                 a.image_from_grid
             }
             Alignment::Unsure => {
                 track.unanchored_for += 1;
+                track.correction = 0.0;
                 tracked.image_from_grid
             }
             Alignment::Slipped => {
@@ -959,6 +979,22 @@ fn entries_seen_in(
     (entries, marks)
 }
 
+/// Whether the solution is drawn where `track` has the grid (`quad`) on this frame: only while
+/// the track is held to the printed grid, and not while the grid is swept out of view (flow and
+/// anchor then see a smeared part of it, and the hidden corners were extrapolated 3-5% off),
+/// moves too fast to be drawn well or is disputed on a fast frame (see [`FAST_MOTION`]).
+fn held_to_print(track: &Track, quad: &Quad, gray: &Mat) -> bool {
+    let motion = moving(track, quad);
+    let leaving = motion > LEAVING_MOTION && !inside_frame(quad, gray);
+    let disputed = motion > FAST_MOTION && track.correction > DISPUTED_CORRECTION;
+    track.anchor.is_some()
+        && track.unanchored_for <= DRAW_UNANCHORED
+        && track.confirmed
+        && !leaving
+        && !disputed
+        && motion <= BLUR_MOTION
+}
+
 fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
     let quad = track::quad_of(&track.image_from_grid);
     match &track.identity {
@@ -973,17 +1009,8 @@ fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
         },
         Identity::Known(known) => {
             let state = LiveState::of(known.status);
-            // Drawn only while the track is held to the printed grid, and not while the grid is
-            // swept out of view: flow and anchor then see a smeared part of it, and the hidden
-            // corners were extrapolated 3-5% off.
-            let motion = moving(track, &quad);
-            let leaving = motion > LEAVING_MOTION && !inside_frame(&quad, gray);
-            let leaving = leaving || motion > BLUR_MOTION;
-            let held = track.anchor.is_some()
-                && track.unanchored_for <= DRAW_UNANCHORED
-                && !leaving
-                && track.confirmed;
-            let solved = (known.solution.is_some() && held).then(|| known.clone());
+            let solved = (known.solution.is_some() && held_to_print(track, &quad, gray))
+                .then(|| known.clone());
             PuzzleView {
                 quad,
                 clues: known.clues,
@@ -1265,6 +1292,34 @@ mod tests {
         track.anchor_motion = 0.01;
         track.motion = None;
         assert!(!steadier_than_anchor(&track, &quad));
+    }
+
+    #[test]
+    fn a_fast_frame_on_which_flow_and_anchor_disagree_is_not_drawn_and_a_steady_one_is() {
+        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
+        let current = TrackFrame::new(&page).unwrap();
+        let quad = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        let found = Detection {
+            quad,
+            score: detect::MIN_GRID_SCORE,
+            ink: Ink::Dark,
+            smeared: false,
+        };
+        let mut track = Track::start(&current, &found).unwrap().unwrap();
+        track.confirmed = true;
+        let mut drawn = |motion: f64, correction: f64| {
+            track.motion = Some(Homography::translation(motion * 324.0, 0.0));
+            track.correction = correction;
+            held_to_print(&track, &quad, &page)
+        };
+        // Moving 7% of the side a frame: drawn while the anchor agrees with the flow, not
+        // where it moved the grid 1.5% of the side.
+        assert!(drawn(0.07, 0.003));
+        assert!(!drawn(0.07, 0.015));
+        // Steady, the same correction is the anchor taking out drift: drawn.
+        assert!(drawn(0.01, 0.015));
+        // Faster than the page can be drawn on at all: not drawn, agreeing or not.
+        assert!(!drawn(0.13, 0.0));
     }
 
     #[test]

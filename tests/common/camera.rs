@@ -28,6 +28,8 @@ pub struct Page {
     pub corners: Quad,
     /// The dataset's own corners, in the same order.
     pub published: Quad,
+    /// The printed clues (Kubiesa: every labelled digit).
+    pub clues: Grid,
     pub solution: Grid,
 }
 
@@ -131,6 +133,7 @@ fn page_of(sample: &Sample, turns: usize) -> Option<Page> {
         image,
         corners,
         published,
+        clues,
         solution,
     })
 }
@@ -983,17 +986,71 @@ fn legible(
         .is_some_and(|s| s.to_string() == truth.solution)
 }
 
+/// Diagnostics: frame `i` read at its true corners: whether smeared, the sharpness ratio,
+/// and each cell whose likeliest clue is not the truth (cell, truth, read, its probability).
+pub fn probe(
+    reader: &mut sudoku_ar::recognize::read::DigitReader,
+    camera: &Camera,
+    i: usize,
+) -> Option<String> {
+    use sudoku_ar::recognize::{Follow, Orientation, RecognizeTimes, recognize};
+    let (frame, truth) = camera.frame(i).ok()?;
+    let puzzle = truth.puzzles.first()?;
+    let mut gray = Mat::default();
+    imgproc::cvt_color(&frame, &mut gray, imgproc::COLOR_BGR2GRAY, 0).ok()?;
+    let mut times = RecognizeTimes::default();
+    let recognition = recognize(
+        reader,
+        &gray,
+        &Quad(puzzle.corners),
+        Follow::Once,
+        Orientation::Known,
+        &mut times,
+    )
+    .ok()?;
+    let page = &camera.pages[camera.clip.pages[camera.page_at(i as f64 / FPS)]];
+    let mut wrong = Vec::new();
+    for (cell, r) in recognition.reading.0.iter().enumerate() {
+        let read = sudoku_ar::recognize::read::argmax(&r.as_clue) as u8;
+        if read != page.clues.0[cell] {
+            wrong.push(format!(
+                "{cell}:{}->{read}@{:.2}",
+                page.clues.0[cell], r.as_clue[read as usize]
+            ));
+        }
+    }
+    Some(format!(
+        "frame {i} whole {} smeared {} wrong {}: {}",
+        puzzle.whole,
+        recognition.reading.smeared(),
+        wrong.len(),
+        wrong.join(" ")
+    ))
+}
+
 /// Corner errors on frames drawing the right solution, in the first and the last `seconds` of
-/// the clip (for drift).
+/// the clip (for drift), as shares of the grid's side.
 pub fn first_and_last(run: &Run, seconds: f64) -> (Vec<f64>, Vec<f64>) {
+    let (first, last) = first_and_last_with_side(run, seconds);
+    let shares = |v: Vec<(f64, f64)>| v.into_iter().map(|(e, _)| e).collect();
+    (shares(first), shares(last))
+}
+
+/// [`first_and_last`], each error with the grid's side in pixels on its frame: the pans zoom
+/// (the side varies 15%), so a share can grow while the error in pixels does not.
+pub fn first_and_last_with_side(run: &Run, seconds: f64) -> (Vec<(f64, f64)>, Vec<(f64, f64)>) {
     let span = (seconds * FPS) as usize;
-    let errors_in = |range: std::ops::Range<usize>| -> Vec<f64> {
+    let errors_in = |range: std::ops::Range<usize>| -> Vec<(f64, f64)> {
         range
             .filter_map(|i| {
                 let seen = run.seen.get(i)?.puzzle.as_ref()?;
                 let truth = run.truth.get(i)?.puzzles.first()?;
-                (seen.solution.as_deref() == Some(truth.solution.as_str()))
-                    .then(|| super::videos::corner_error(&seen.corners, &truth.corners))
+                (seen.solution.as_deref() == Some(truth.solution.as_str())).then(|| {
+                    (
+                        super::videos::corner_error(&seen.corners, &truth.corners),
+                        Quad(truth.corners).mean_side(),
+                    )
+                })
             })
             .collect()
     };

@@ -84,10 +84,19 @@ impl ClipResult {
             .seen
             .iter()
             .zip(&self.run.truth)
-            .filter_map(|(s, t)| {
+            .enumerate()
+            .filter_map(|(i, (s, t))| {
                 let (p, q) = (s.puzzle.as_ref()?, t.puzzles.first()?);
                 let e = videos::corner_error(&p.corners, &q.corners);
-                (p.solution.is_some() && e > 0.015).then(|| format!("{}:{:.1}", s.frame, 100.0 * e))
+                // With how far the grid moved since the frame before (share of its side).
+                let moved = self
+                    .run
+                    .truth
+                    .get(i.checked_sub(1)?)
+                    .and_then(|b| b.puzzles.first())
+                    .map_or(0.0, |b| videos::corner_error(&b.corners, &q.corners));
+                (p.solution.is_some() && e > 0.015)
+                    .then(|| format!("{}:{:.1}@{:.0}", s.frame, 100.0 * e, 100.0 * moved))
             })
             .collect();
         if !far.is_empty() {
@@ -97,12 +106,18 @@ impl ClipResult {
             line += &format!("  >5% off at {:?}", self.score.wrong_frames);
         }
         if self.clip.script == Script::Pan {
-            let (first, last) = camera::first_and_last(&self.run, 5.0);
-            let mean = |v: &[f64]| 100.0 * v.iter().sum::<f64>() / v.len().max(1) as f64;
+            let (first, last) = camera::first_and_last_with_side(&self.run, 5.0);
+            let mean = |v: &[(f64, f64)]| {
+                100.0 * v.iter().map(|e| e.0).sum::<f64>() / v.len().max(1) as f64
+            };
+            let pixels =
+                |v: &[(f64, f64)]| v.iter().map(|e| e.0 * e.1).sum::<f64>() / v.len().max(1) as f64;
             line += &format!(
-                "  drift: first 5 s {:.2}%, last 5 s {:.2}% (mean)",
+                "  drift: first 5 s {:.2}% ({:.2} px), last 5 s {:.2}% ({:.2} px) (mean)",
                 mean(&first),
-                mean(&last)
+                pixels(&first),
+                mean(&last),
+                pixels(&last)
             );
         }
         line
