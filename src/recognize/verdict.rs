@@ -311,12 +311,21 @@ pub const MAX_READING_FRAMES: u32 = 15;
 
 /// The readings of one grid over the last few frames it was read in, summed twice: with the
 /// digits the model took for handwriting left out of the clues, and with every digit taken as
-/// printed (see [`judge_picture`] for why).
-#[derive(Debug, Clone, Default)]
+/// printed (see [`judge_picture`] for why); and the newest reading alone, summed the same two
+/// ways.
+#[derive(Debug, Clone)]
 pub struct Evidence {
-    printed: Sums,
-    every_digit: Sums,
-    handwriting_seen: bool,
+    recent: Summed,
+    newest: Summed,
+}
+
+impl Default for Evidence {
+    fn default() -> Self {
+        Evidence {
+            recent: Summed::over(EVIDENCE_FRAMES),
+            newest: Summed::over(1),
+        }
+    }
 }
 
 impl Evidence {
@@ -326,29 +335,72 @@ impl Evidence {
 
     /// The likeliest printed clues given the recent frames.
     pub fn clues(&self) -> Grid {
-        self.printed.clues()
+        self.recent.printed.clues()
     }
 
     /// Whether some cell was seen hidden (a finger over the paper) in the readings so far.
     pub fn covered(&self) -> bool {
-        self.printed.hidden.contains(&true)
+        self.recent.printed.hidden.contains(&true)
     }
 
     /// Readings added so far.
     pub fn frames(&self) -> u32 {
-        self.printed.frames
+        self.recent.printed.frames
     }
 
     pub fn add(&mut self, reading: &GridReading) {
+        self.recent.add(reading);
+        self.newest.add(reading);
+    }
+}
+
+/// Readings over a window of frames, summed with and without the digits read as handwriting.
+#[derive(Debug, Clone)]
+struct Summed {
+    printed: Sums,
+    every_digit: Sums,
+    handwriting_seen: bool,
+}
+
+impl Summed {
+    fn over(window: usize) -> Summed {
+        Summed {
+            printed: Sums::over(window),
+            every_digit: Sums::over(window),
+            handwriting_seen: false,
+        }
+    }
+
+    fn add(&mut self, reading: &GridReading) {
         self.printed.add(reading);
         self.every_digit.add(&reading.all_printed());
         self.handwriting_seen |= reading.has_handwriting();
+    }
+
+    /// [`judge_frames`] on these sums: the printed clues, or every digit taken as printed
+    /// where only that gives one solution.
+    fn judge(&self) -> Option<Judged> {
+        let judged = judge_sums(&self.printed);
+        if judged.as_ref().is_some_and(|j| j.status == Status::Solved) || !self.handwriting_seen {
+            return judged;
+        }
+        match judge_sums(&self.every_digit) {
+            Some(every_digit) if every_digit.status == Status::Solved => {
+                tracing::debug!(
+                    "digits read as handwritten are taken as printed: only then is there one solution"
+                );
+                Some(every_digit)
+            }
+            _ => judged,
+        }
     }
 }
 
 /// The summed clue likelihoods of one grid over its last few readings.
 #[derive(Debug, Clone)]
 struct Sums {
+    /// How many of the newest readings are summed.
+    window: usize,
     /// Per recent frame: each cell's clue log-likelihoods, whether it was hidden, and whether
     /// the frame was smeared.
     recent: VecDeque<(Vec<[f32; CLASSES]>, [bool; 81], bool)>,
@@ -360,10 +412,11 @@ struct Sums {
     frames: u32,
 }
 
-impl Default for Sums {
-    fn default() -> Self {
+impl Sums {
+    fn over(window: usize) -> Self {
         Sums {
-            recent: VecDeque::with_capacity(EVIDENCE_FRAMES + 1),
+            window,
+            recent: VecDeque::with_capacity(window + 1),
             log_likelihood: [[0.0; CLASSES]; 81],
             hidden: [false; 81],
             smeared: false,
@@ -377,15 +430,19 @@ impl Sums {
         let hidden = reading.hidden();
         self.recent
             .push_back((clue_log_likelihoods(reading), hidden, reading.smeared()));
-        if self.recent.len() > EVIDENCE_FRAMES {
+        if self.recent.len() > self.window {
             self.recent.pop_front();
         }
         self.smeared = self.recent.iter().any(|&(_, _, smeared)| smeared);
         // A cell once seen hidden is read as surely as a hidden one in every frame: a finger's
         // edge is not seen in every frame, and the frames that miss it read the cell as what
-        // shows, surely.
-        for (ever, now) in self.hidden.iter_mut().zip(hidden) {
-            *ever |= now;
+        // shows, surely. Not on a frame smeared by the camera's motion: the lines across the
+        // smear fade there, and read as hidden beside every cell (the page sliding in), every
+        // later reading of the grid was made less sure.
+        if !reading.smeared() || std::env::var_os("OLDHID").is_some() {
+            for (ever, now) in self.hidden.iter_mut().zip(hidden) {
+                *ever |= now;
+            }
         }
         self.log_likelihood = [[0.0; CLASSES]; 81];
         for (frame, hidden_then, _) in &self.recent {
@@ -435,16 +492,19 @@ impl Sums {
 /// settle it. Only a sure reading that stays without any such puzzle for [`MAX_READING_FRAMES`]
 /// frames is judged unsolvable or ambiguous, and the caller treats even that as provisional.
 pub fn judge_frames(evidence: &Evidence) -> Option<Judged> {
-    let judged = judge_sums(&evidence.printed);
-    if judged.as_ref().is_some_and(|j| j.status == Status::Solved) || !evidence.handwriting_seen {
+    let judged = evidence.recent.judge();
+    if judged.as_ref().is_some_and(|j| j.status == Status::Solved) || evidence.frames() < 2 {
         return judged;
     }
-    match judge_sums(&evidence.every_digit) {
-        Some(every_digit) if every_digit.status == Status::Solved => {
-            tracing::debug!(
-                "digits read as handwritten are taken as printed: only then is there one solution"
-            );
-            Some(every_digit)
+    // The newest frame alone, as a photo of it would be, where its clues solve as read: the
+    // frames before it, smeared while the page slid in, read some clues surely as empty, and
+    // summed with them the first sharp frame was not clearly ahead (handheld:image1070: margin
+    // 0.5 and 1.5 on two frames whose own reading was solved). Corrections still wait for
+    // the sum: a single frame's is what the sum guards against.
+    match evidence.newest.judge() {
+        Some(newest) if newest.status == Status::Solved && newest.corrections.is_empty() => {
+            tracing::debug!("the newest frame alone solves as read");
+            Some(newest)
         }
         _ => judged,
     }
@@ -582,7 +642,7 @@ pub(crate) mod tests {
     #[test]
     fn a_cell_once_seen_hidden_is_read_less_surely_in_every_frame() {
         let clues: Grid = PUZZLE.parse().unwrap();
-        let mut sums = Sums::default();
+        let mut sums = Sums::over(EVIDENCE_FRAMES);
         let mut first = reading_of(&clues, 0.99);
         first.0[0] = first.0[0].hidden(HIDDEN_CELL_POWER);
         sums.add(&first);
@@ -611,6 +671,16 @@ pub(crate) mod tests {
         evidence.add(&first);
         evidence.add(&reading_of(&clues, 0.99));
         assert!(evidence.covered());
+        // Lines faded by the camera's motion are no finger: a smeared frame's hidden cells are
+        // not held against the sharp frames after it.
+        let mut smeared = first.clone();
+        for cell in &mut smeared.0 {
+            cell.smeared = true;
+        }
+        let mut sums = Sums::over(EVIDENCE_FRAMES);
+        sums.add(&smeared);
+        sums.add(&reading_of(&clues, 0.99));
+        assert!(!sums.hidden.contains(&true));
     }
 
     #[test]
@@ -839,6 +909,38 @@ pub(crate) mod tests {
         evidence.add(&reading);
         let known = judge_frames(&evidence).expect("sharp frames only");
         assert_eq!(known.status, Status::Solved);
+    }
+
+    #[test]
+    fn a_sharp_frame_after_smeared_ones_is_judged_alone_when_it_solves_as_read() {
+        // Sliding in, the page was read smeared with a clue surely empty (the 17-clue puzzle
+        // less one: many solutions); the first sharp frame reads every clue.
+        let smeared = |clues: &str| {
+            let mut reading = reading_of(&clues.parse().unwrap(), 0.95);
+            for cell in &mut reading.0 {
+                cell.smeared = true;
+            }
+            reading
+        };
+        let mut evidence = Evidence::new();
+        for _ in 0..2 {
+            evidence.add(&smeared(SEVENTEEN_LESS_ONE));
+            assert!(judge_frames(&evidence).is_none());
+        }
+        let sharp = reading_of(&SEVENTEEN.parse().unwrap(), 0.95);
+        evidence.add(&sharp);
+        // Summed, the smeared frames outvote it (and a correction of them waits for sharp ones).
+        assert!(evidence.recent.judge().is_none());
+        let judged = judge_frames(&evidence).expect("the sharp frame alone");
+        assert_eq!(judged.status, Status::Solved);
+        assert_eq!(judged.clues, SEVENTEEN.parse().unwrap());
+        assert!(judged.corrections.is_empty());
+
+        // A sharp frame that itself misses the clue is not corrected on its own.
+        let mut evidence = Evidence::new();
+        evidence.add(&smeared(SEVENTEEN_LESS_ONE));
+        evidence.add(&reading_of(&SEVENTEEN_LESS_ONE.parse().unwrap(), 0.95));
+        assert!(judge_frames(&evidence).is_none());
     }
 
     #[test]

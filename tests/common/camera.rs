@@ -1036,11 +1036,14 @@ pub fn first_and_last(run: &Run, seconds: f64) -> (Vec<f64>, Vec<f64>) {
     (shares(first), shares(last))
 }
 
+/// Corner errors (shares of the side), each with the grid's side in pixels on its frame.
+pub type ErrorsWithSide = Vec<(f64, f64)>;
+
 /// [`first_and_last`], each error with the grid's side in pixels on its frame: the pans zoom
 /// (the side varies 15%), so a share can grow while the error in pixels does not.
-pub fn first_and_last_with_side(run: &Run, seconds: f64) -> (Vec<(f64, f64)>, Vec<(f64, f64)>) {
+pub fn first_and_last_with_side(run: &Run, seconds: f64) -> (ErrorsWithSide, ErrorsWithSide) {
     let span = (seconds * FPS) as usize;
-    let errors_in = |range: std::ops::Range<usize>| -> Vec<(f64, f64)> {
+    let errors_in = |range: std::ops::Range<usize>| -> ErrorsWithSide {
         range
             .filter_map(|i| {
                 let seen = run.seen.get(i)?.puzzle.as_ref()?;
