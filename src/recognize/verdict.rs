@@ -500,8 +500,10 @@ pub fn judge_frames(evidence: &Evidence) -> Option<Judged> {
     // frames before it, smeared while the page slid in, read some clues surely as empty, and
     // summed with them the first sharp frame was not clearly ahead (handheld:image1070: margin
     // 0.5 and 1.5 on two frames whose own reading was solved). Corrections still wait for
-    // the sum: a single frame's is what the sum guards against.
-    match evidence.newest.judge() {
+    // the sum: a single frame's is what the sum guards against. So do the digits read as
+    // handwritten: taken as printed on one frame, a page filled in by hand (rightly) read as a
+    // puzzle of 81 clues instead of the one printed.
+    match judge_sums(&evidence.newest.printed) {
         Some(newest) if newest.status == Status::Solved && newest.corrections.is_empty() => {
             tracing::debug!("the newest frame alone solves as read");
             Some(newest)
