@@ -1,10 +1,12 @@
 //! Live video: [`capture`] (video files and webcams) feeds frames to [`vision`] (find the grid,
-//! follow it with [`track`], recognize and solve its puzzle once with [`crate::recognize`]),
+//! follow it with [`track`], recognize and solve its puzzle once with [`crate::recognize`],
+//! tell puzzles seen before with [`known`]),
 //! and [`display`] draws the solution onto each frame (window, video file, JSON lines); [`live`]
 //! runs the three as threads.
 
 pub mod capture;
 pub mod display;
+pub mod known;
 pub mod live;
 pub mod track;
 pub mod vision;

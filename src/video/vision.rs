@@ -19,21 +19,15 @@ use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance};
 use crate::grid::Grid;
 use crate::recognize::detect::{self, Detection, Ink, Look};
-use crate::recognize::read::{DigitReader, GridReading, argmax};
-use crate::recognize::verdict::{
-    Evidence, Judged, MAX_READING_FRAMES, SURE, Status, WrongMarks, entries_of, entries_seen,
-    judge_frames,
-};
+use crate::recognize::read::DigitReader;
+use crate::recognize::verdict::{Evidence, MAX_READING_FRAMES, Status, WrongMarks, judge_frames};
 use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
+pub use crate::video::known::Known;
+use crate::video::known::{entries_seen_in, replaced, same_puzzle, still_shows};
 use crate::video::track::{self, Alignment, Anchor, TrackFrame};
 
 /// A shown puzzle is read again every this many frames, to notice a replaced puzzle.
 const RECHECK_EVERY: u32 = 15;
-/// More confidently different cells than this means the puzzle in view is another one.
-const REPLACED_CELLS: usize = 8;
-/// A reading confirming where a puzzle recognised from one reading is may confidently differ
-/// from it in this many cells at most (a smudge, an entry taken for print).
-const STILL_SHOWS_DIFFERING: usize = 2;
 /// A grid read this many times without any verdict is searched for again.
 const GIVE_UP_READING: u32 = 2 * MAX_READING_FRAMES;
 /// A grid being read without a verdict is searched for again every this many frames.
@@ -81,27 +75,6 @@ const BLUR_MOTION: f64 = 0.12;
 /// correction is the anchor doing its work (drift taken out) and is drawn.
 const FAST_MOTION: f64 = 0.05;
 const DISPUTED_CORRECTION: f64 = 0.01;
-
-/// A puzzle that has been read and judged; kept for when it comes back.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Known {
-    /// Unique within a run; the display renders each puzzle's digits once, by this key.
-    pub id: u64,
-    pub clues: Grid,
-    pub solution: Option<Grid>,
-    pub status: Status,
-}
-
-impl Known {
-    fn new(id: u64, judged: Judged) -> Known {
-        Known {
-            id,
-            clues: judged.clues,
-            solution: judged.solution,
-            status: judged.status,
-        }
-    }
-}
 
 /// What the vision stage says about one frame.
 #[derive(Debug, Clone, Default)]
@@ -900,85 +873,6 @@ fn inside_frame(quad: &Quad, gray: &Mat) -> bool {
         .all(|&[x, y]| x >= margin && y >= margin && x <= w - 1.0 - margin && y <= h - 1.0 - margin)
 }
 
-/// Whether a single reading shows `known`, with the digits read as handwritten left out of the
-/// clues or (as the puzzle may have been judged) taken as printed.
-fn same_puzzle(known: &Known, reading: &GridReading) -> bool {
-    shows_clues(known, reading)
-        || (reading.has_handwriting() && shows_clues(known, &reading.all_printed()))
-}
-
-/// Whether the puzzle in view is confidently a different one from `known`, whichever way its
-/// handwritten-looking digits are taken.
-fn replaced(known: &Known, reading: &GridReading) -> bool {
-    shows_other_clues(known, reading)
-        && (!reading.has_handwriting() || shows_other_clues(known, &reading.all_printed()))
-}
-
-/// Whether the reading's clues are `known`'s: no cell confidently reads otherwise, and few are
-/// unsure.
-fn shows_clues(known: &Known, reading: &GridReading) -> bool {
-    let mut unsure = 0;
-    for (cell, r) in reading.0.iter().enumerate() {
-        let expected = known.clues.0[cell] as usize;
-        let best = argmax(&r.as_clue);
-        if best != expected && r.as_clue[best] >= SURE {
-            return false;
-        }
-        if r.as_clue[expected] < 0.5 {
-            unsure += 1;
-        }
-    }
-    unsure <= 4
-}
-
-/// Whether more than a few cells confidently read other clues than `known`'s.
-fn shows_other_clues(known: &Known, reading: &GridReading) -> bool {
-    differing(known, reading) > REPLACED_CELLS
-}
-
-/// Whether hardly any cell confidently reads another clue than `known`'s, whichever way its
-/// handwritten-looking digits are taken; unsure cells do not count (glare, a finger).
-fn still_shows(known: &Known, reading: &GridReading) -> bool {
-    differing(known, reading) <= STILL_SHOWS_DIFFERING
-        || (reading.has_handwriting()
-            && differing(known, &reading.all_printed()) <= STILL_SHOWS_DIFFERING)
-}
-
-/// Cells that confidently read another clue than `known`'s.
-fn differing(known: &Known, reading: &GridReading) -> usize {
-    reading
-        .0
-        .iter()
-        .zip(known.clues.0)
-        .filter(|(r, expected)| {
-            let best = argmax(&r.as_clue);
-            best != *expected as usize && r.as_clue[best] >= SURE
-        })
-        .count()
-}
-
-/// The entries somebody wrote into `known`'s grid, and the marks of those the solution
-/// contradicts, as `reading` shows them; cells it hides keep what was seen `before` (None for
-/// the first reading of the puzzle on a track).
-fn entries_seen_in(
-    reading: &GridReading,
-    known: &Known,
-    before: Option<(Grid, WrongMarks)>,
-) -> (Grid, WrongMarks) {
-    let (entries, marks_before) = match before {
-        Some((entries, marks)) => (entries_seen(reading, &known.clues, &entries), marks),
-        None => (entries_of(reading, &known.clues), WrongMarks::NONE),
-    };
-    let marks = match &known.solution {
-        Some(solution) => marks_before.see(reading, &entries, solution),
-        None => WrongMarks::NONE,
-    };
-    if marks.circled() != marks_before.circled() {
-        tracing::debug!(circled = %marks.circled(), "entries circled as wrong");
-    }
-    (entries, marks)
-}
-
 /// Whether the solution is drawn where `track` has the grid (`quad`) on this frame: only while
 /// the track is held to the printed grid, and not while the grid is swept out of view (flow and
 /// anchor then see a smeared part of it, and the hidden corners were extrapolated 3-5% off),
@@ -1028,25 +922,6 @@ fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
 mod tests {
     use super::*;
     use crate::recognize::verdict::tests::{PUZZLE, reading_of};
-
-    #[test]
-    fn recognises_a_known_puzzle_and_a_replaced_one() {
-        let clues: Grid = PUZZLE.parse().unwrap();
-        let known = Known {
-            id: 0,
-            clues,
-            solution: None,
-            status: Status::Solved,
-        };
-        assert!(same_puzzle(&known, &reading_of(&clues, 0.97)));
-        assert!(!replaced(&known, &reading_of(&clues, 0.97)));
-        let other: Grid =
-            "000000010400000000020000000000050407008000300001090000300400200050100000000806000"
-                .parse()
-                .unwrap();
-        assert!(!same_puzzle(&known, &reading_of(&other, 0.97)));
-        assert!(replaced(&known, &reading_of(&other, 0.97)));
-    }
 
     #[test]
     fn a_grid_found_a_column_off_is_found_again_where_it_is() {

@@ -1,0 +1,138 @@
+//! Puzzles the vision stage has read and judged, and whether a reading of the grid in view shows
+//! one of them: the same puzzle come back into view, the same puzzle still (a re-check), or
+//! another laid in its place; and the entries somebody wrote into a known puzzle's grid.
+
+use crate::grid::Grid;
+use crate::recognize::read::{GridReading, argmax};
+use crate::recognize::verdict::{Judged, SURE, Status, WrongMarks, entries_of, entries_seen};
+
+/// More confidently different cells than this means the puzzle in view is another one.
+const REPLACED_CELLS: usize = 8;
+/// A reading confirming where a puzzle recognised from one reading is may confidently differ
+/// from it in this many cells at most (a smudge, an entry taken for print).
+const STILL_SHOWS_DIFFERING: usize = 2;
+
+/// A puzzle that has been read and judged; kept for when it comes back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Known {
+    /// Unique within a run; the display renders each puzzle's digits once, by this key.
+    pub id: u64,
+    pub clues: Grid,
+    pub solution: Option<Grid>,
+    pub status: Status,
+}
+
+impl Known {
+    pub(super) fn new(id: u64, judged: Judged) -> Known {
+        Known {
+            id,
+            clues: judged.clues,
+            solution: judged.solution,
+            status: judged.status,
+        }
+    }
+}
+
+/// Whether a single reading shows `known`, with the digits read as handwritten left out of the
+/// clues or (as the puzzle may have been judged) taken as printed.
+pub(super) fn same_puzzle(known: &Known, reading: &GridReading) -> bool {
+    shows_clues(known, reading)
+        || (reading.has_handwriting() && shows_clues(known, &reading.all_printed()))
+}
+
+/// Whether the puzzle in view is confidently a different one from `known`, whichever way its
+/// handwritten-looking digits are taken.
+pub(super) fn replaced(known: &Known, reading: &GridReading) -> bool {
+    shows_other_clues(known, reading)
+        && (!reading.has_handwriting() || shows_other_clues(known, &reading.all_printed()))
+}
+
+/// Whether the reading's clues are `known`'s: no cell confidently reads otherwise, and few are
+/// unsure.
+fn shows_clues(known: &Known, reading: &GridReading) -> bool {
+    let mut unsure = 0;
+    for (cell, r) in reading.0.iter().enumerate() {
+        let expected = known.clues.0[cell] as usize;
+        let best = argmax(&r.as_clue);
+        if best != expected && r.as_clue[best] >= SURE {
+            return false;
+        }
+        if r.as_clue[expected] < 0.5 {
+            unsure += 1;
+        }
+    }
+    unsure <= 4
+}
+
+/// Whether more than a few cells confidently read other clues than `known`'s.
+fn shows_other_clues(known: &Known, reading: &GridReading) -> bool {
+    differing(known, reading) > REPLACED_CELLS
+}
+
+/// Whether hardly any cell confidently reads another clue than `known`'s, whichever way its
+/// handwritten-looking digits are taken; unsure cells do not count (glare, a finger).
+pub(super) fn still_shows(known: &Known, reading: &GridReading) -> bool {
+    differing(known, reading) <= STILL_SHOWS_DIFFERING
+        || (reading.has_handwriting()
+            && differing(known, &reading.all_printed()) <= STILL_SHOWS_DIFFERING)
+}
+
+/// Cells that confidently read another clue than `known`'s.
+fn differing(known: &Known, reading: &GridReading) -> usize {
+    reading
+        .0
+        .iter()
+        .zip(known.clues.0)
+        .filter(|(r, expected)| {
+            let best = argmax(&r.as_clue);
+            best != *expected as usize && r.as_clue[best] >= SURE
+        })
+        .count()
+}
+
+/// The entries somebody wrote into `known`'s grid, and the marks of those the solution
+/// contradicts, as `reading` shows them; cells it hides keep what was seen `before` (None for
+/// the first reading of the puzzle on a track).
+pub(super) fn entries_seen_in(
+    reading: &GridReading,
+    known: &Known,
+    before: Option<(Grid, WrongMarks)>,
+) -> (Grid, WrongMarks) {
+    let (entries, marks_before) = match before {
+        Some((entries, marks)) => (entries_seen(reading, &known.clues, &entries), marks),
+        None => (entries_of(reading, &known.clues), WrongMarks::NONE),
+    };
+    let marks = match &known.solution {
+        Some(solution) => marks_before.see(reading, &entries, solution),
+        None => WrongMarks::NONE,
+    };
+    if marks.circled() != marks_before.circled() {
+        tracing::debug!(circled = %marks.circled(), "entries circled as wrong");
+    }
+    (entries, marks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recognize::verdict::tests::{PUZZLE, reading_of};
+
+    #[test]
+    fn recognises_a_known_puzzle_and_a_replaced_one() {
+        let clues: Grid = PUZZLE.parse().unwrap();
+        let known = Known {
+            id: 0,
+            clues,
+            solution: None,
+            status: Status::Solved,
+        };
+        assert!(same_puzzle(&known, &reading_of(&clues, 0.97)));
+        assert!(!replaced(&known, &reading_of(&clues, 0.97)));
+        let other: Grid =
+            "000000010400000000020000000000050407008000300001090000300400200050100000000806000"
+                .parse()
+                .unwrap();
+        assert!(!same_puzzle(&known, &reading_of(&other, 0.97)));
+        assert!(replaced(&known, &reading_of(&other, 0.97)));
+    }
+}
