@@ -42,7 +42,8 @@ fn simulated_handheld_camera_over_real_pages() {
     // Session 10 added glare clips: max 3.32% in the default run (a track beside the spot at
     // 3.0-3.3% on `glare:image36`), 0.7-1.4% on the glare clips alone under other noise.
     // Session 12: 2.00% in the default run, 3.30% under NOISE_SEED=3 (one frame of a fast
-    // sweep).
+    // sweep). Session 18: 1.82% default, 1.43 / 1.71 / 1.75% under NOISE_SEED=3 / 5 / 7 (p99
+    // 0.98 / 0.93 / 0.95 / 0.94%); the floor keeps room for the noise varying with clip order.
     assert!(
         totals.error_at(1.0) <= 0.045,
         "corner error max {:.2}%",
