@@ -86,13 +86,7 @@ fn main() {
         // `--at 20,25,30` writes those frames instead of every 45th.
         let at: Option<Vec<usize>> =
             arg("--at").map(|list| list.split(',').filter_map(|n| n.parse().ok()).collect());
-        for clip in camera::clips(&pages) {
-            if only
-                .as_ref()
-                .is_some_and(|o| !clip.name.contains(o.as_str()))
-            {
-                continue;
-            }
+        for clip in camera::clips_named(&pages, only.as_deref()) {
             let camera = Camera::new(&pages, &clip).expect("camera");
             let frames: Vec<usize> = at
                 .clone()
@@ -116,18 +110,15 @@ fn main() {
     if let Some(range) = arg("--probe") {
         // `--probe 15,35`: each clip's frames 15..35 read at their true corners.
         let bounds: Vec<usize> = range.split(',').filter_map(|n| n.parse().ok()).collect();
+        let [from, to] = bounds[..] else {
+            panic!("--probe takes two frame numbers: A,B");
+        };
         let only = arg("--only");
         let mut reader = common::pipeline_reader();
-        for clip in camera::clips(&pages) {
-            if only
-                .as_ref()
-                .is_some_and(|o| !clip.name.contains(o.as_str()))
-            {
-                continue;
-            }
+        for clip in camera::clips_named(&pages, only.as_deref()) {
             let camera = Camera::new(&pages, &clip).expect("camera");
             println!("{}", clip.name);
-            for i in bounds[0]..bounds[1] {
+            for i in from..to {
                 if let Some(line) = camera::probe(&mut reader, &camera, i) {
                     println!("  {line}");
                 }

@@ -311,19 +311,18 @@ pub const MAX_READING_FRAMES: u32 = 15;
 
 /// The readings of one grid over the last few frames it was read in, summed twice: with the
 /// digits the model took for handwriting left out of the clues, and with every digit taken as
-/// printed (see [`judge_picture`] for why); and the newest reading alone, summed the same two
-/// ways.
+/// printed (see [`judge_picture`] for why); and the newest reading's printed clues alone.
 #[derive(Debug, Clone)]
 pub struct Evidence {
     recent: Summed,
-    newest: Summed,
+    newest: Sums,
 }
 
 impl Default for Evidence {
     fn default() -> Self {
         Evidence {
             recent: Summed::over(EVIDENCE_FRAMES),
-            newest: Summed::over(1),
+            newest: Sums::over(1),
         }
     }
 }
@@ -503,7 +502,7 @@ pub fn judge_frames(evidence: &Evidence) -> Option<Judged> {
     // the sum: a single frame's is what the sum guards against. So do the digits read as
     // handwritten: taken as printed on one frame, a page filled in by hand (rightly) read as a
     // puzzle of 81 clues instead of the one printed.
-    match judge_sums(&evidence.newest.printed) {
+    match judge_sums(&evidence.newest) {
         Some(newest) if newest.status == Status::Solved && newest.corrections.is_empty() => {
             tracing::debug!("the newest frame alone solves as read");
             Some(newest)

@@ -1142,8 +1142,10 @@ mod tests {
         assert_eq!(moved_like(&grid, &scattered, 36.0), None);
     }
 
-    #[test]
-    fn an_anchor_set_while_the_grid_moved_is_set_again_once_it_moves_half_as_fast() {
+    /// A drawn grid 324 px square (36 px cells) at (150, 80) in a 640 x 480 picture, the
+    /// picture for tracking, the grid's corners, and a track of it just found (on a smeared
+    /// frame or not).
+    fn track_on_drawn_grid(smeared: bool) -> (Mat, TrackFrame, Quad, Track) {
         let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
         let current = TrackFrame::new(&page).unwrap();
         let quad = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
@@ -1151,9 +1153,15 @@ mod tests {
             quad,
             score: detect::MIN_GRID_SCORE,
             ink: Ink::Dark,
-            smeared: true,
+            smeared,
         };
-        let mut track = Track::start(&current, &found).unwrap().unwrap();
+        let track = Track::start(&current, &found).unwrap().unwrap();
+        (page, current, quad, track)
+    }
+
+    #[test]
+    fn an_anchor_set_while_the_grid_moved_is_set_again_once_it_moves_half_as_fast() {
+        let (_, _, quad, mut track) = track_on_drawn_grid(true);
         // Found smeared: any steadier frame will do.
         track.motion = Some(Homography::translation(10.0, 0.0));
         assert!(steadier_than_anchor(&track, &quad));
@@ -1171,16 +1179,7 @@ mod tests {
 
     #[test]
     fn a_fast_frame_on_which_flow_and_anchor_disagree_is_not_drawn_and_a_steady_one_is() {
-        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
-        let current = TrackFrame::new(&page).unwrap();
-        let quad = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
-        let found = Detection {
-            quad,
-            score: detect::MIN_GRID_SCORE,
-            ink: Ink::Dark,
-            smeared: false,
-        };
-        let mut track = Track::start(&current, &found).unwrap().unwrap();
+        let (page, _, quad, mut track) = track_on_drawn_grid(false);
         track.confirmed = true;
         let mut drawn = |motion: f64, correction: f64| {
             track.motion = Some(Homography::translation(motion * 324.0, 0.0));
@@ -1199,16 +1198,8 @@ mod tests {
 
     #[test]
     fn a_puzzle_judged_without_a_solution_is_read_again_at_once_and_still_shows_its_verdict() {
-        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
-        let current = TrackFrame::new(&page).unwrap();
+        let (page, current, _, mut track) = track_on_drawn_grid(false);
         let mut vision = Vision::new(DigitReader::builtin().unwrap());
-        let found = Detection {
-            quad: Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]),
-            score: detect::MIN_GRID_SCORE,
-            ink: Ink::Dark,
-            smeared: false,
-        };
-        let mut track = Track::start(&current, &found).unwrap().unwrap();
         // Judged ambiguous (a thumb over a clue it needs), confirmed, and just checked: a
         // solved puzzle would wait RECHECK_EVERY frames for its next reading.
         track.identity = Identity::Known(Arc::new(Known {

@@ -517,6 +517,13 @@ pub fn clips(pages: &[Page]) -> Vec<Clip> {
     clips
 }
 
+/// The clips over `pages` whose name contains `only` (every clip without it).
+pub fn clips_named(pages: &[Page], only: Option<&str>) -> Vec<Clip> {
+    let mut clips = clips(pages);
+    clips.retain(|c| only.is_none_or(|o| c.name.contains(o)));
+    clips
+}
+
 /// Where the grid is in a frame: centre (frame pixels), side (pixels), turn (radians) and
 /// perspective (per unit of grid).
 #[derive(Debug, Clone, Copy)]

@@ -126,8 +126,7 @@ impl ClipResult {
 
 /// Runs every clip over `pages` on `threads` threads, each with its own reader.
 pub fn run_all(pages: &[Page], threads: usize, only: Option<&str>) -> Vec<ClipResult> {
-    let mut clips = camera::clips(pages);
-    clips.retain(|c| only.is_none_or(|o| c.name.contains(o)));
+    let clips = camera::clips_named(pages, only);
     let next = Mutex::new(0usize);
     let results = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
