@@ -30,7 +30,9 @@ fn main() {
             .with_writer(std::io::stderr)
             .init();
     }
-    let pages = camera::pages();
+    // `--set 1` films 32 other pages (see `camera::page_set`).
+    let set = arg("--set").and_then(|s| s.parse().ok()).unwrap_or(0);
+    let pages = camera::page_set(set);
     eprintln!(
         "{} pages: {}",
         pages.len(),
