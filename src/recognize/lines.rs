@@ -7,7 +7,7 @@
 //! away from digit strokes beside it. The result is the 10 x 10 crossings of the lines.
 
 use crate::error::Result;
-use crate::geometry::Point;
+use crate::geometry::{Homography, Point, Quad};
 use crate::raster::GrayView;
 use crate::recognize::detect::parabola_peak;
 use opencv::core::Mat;
@@ -357,6 +357,63 @@ fn crossing(column: &Path, row: &Path, layout: Layout, k: usize, l: usize) -> Po
     [x, y]
 }
 
+/// Steps along each side of the border at which [`border_contrast`] looks (4 per cell).
+const BORDER_SAMPLES: usize = 36;
+/// How far beside the border (share of a cell) the paper is looked at: past a thick line's
+/// half width, short of a digit in the cell.
+const PAPER_BESIDE: f64 = 0.22;
+
+/// How much darker than the paper beside it `gray` is along each side of `quad` (top, right,
+/// bottom, left), as a share of the paper's brightness, over the stretches whose cell inside
+/// is not `hidden`; None for a side mostly hidden or out of view.
+///
+/// Why: where the followed lines and the outline a grid was tracked from put the grid in
+/// different places, the one whose sides lie on the printed border is right; a thumb over the
+/// border cuts an outline's corner, and glare pulls a followed line onto strokes beside it.
+/// A corner off moves one or two sides off the border; side by side, those tell (a side
+/// across the camera's motion is faint under both).
+pub fn border_contrast(gray: &GrayView, quad: &Quad, hidden: &[bool; 81]) -> [Option<f64>; 4] {
+    let Some(image_from_grid) = Homography::from_quads(&Quad::UNIT, quad) else {
+        return [None; 4];
+    };
+    let (w, h) = (gray.width as f64, gray.height as f64);
+    let inside = |[x, y]: Point| x >= 0.0 && y >= 0.0 && x <= w - 1.0 && y <= h - 1.0;
+    let sample = |[x, y]: Point| gray.sample(x, y);
+    let beside = PAPER_BESIDE / 9.0;
+    std::array::from_fn(|side| {
+        let (mut dark, mut paper, mut samples) = (0.0, 0.0, 0);
+        for step in 0..BORDER_SAMPLES {
+            let t = (step as f64 + 0.5) / BORDER_SAMPLES as f64;
+            let along = ((t * 9.0) as usize).min(8);
+            // The point on the side, the cell inside it, and the way out of the grid.
+            let (point, cell, out) = match side {
+                0 => ([t, 0.0], along, [0.0, -1.0]),
+                1 => ([1.0, t], along * 9 + 8, [1.0, 0.0]),
+                2 => ([t, 1.0], 72 + along, [0.0, 1.0]),
+                _ => ([0.0, t], along * 9, [-1.0, 0.0]),
+            };
+            if hidden[cell] {
+                continue;
+            }
+            let at = |k: f64| {
+                image_from_grid.apply([
+                    point[0] + k * beside * out[0],
+                    point[1] + k * beside * out[1],
+                ])
+            };
+            let (line, outer, inner) = (at(0.0), at(1.0), at(-1.0));
+            if !(inside(line) && inside(outer) && inside(inner)) {
+                continue;
+            }
+            let around = 0.5 * (sample(outer) + sample(inner));
+            dark += around - sample(line);
+            paper += around;
+            samples += 1;
+        }
+        (2 * samples >= BORDER_SAMPLES && paper > 0.0).then(|| dark / paper)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -503,5 +560,37 @@ mod tests {
         let blank =
             Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(200.0)).unwrap();
         assert!(find_crossings(&blank, LAYOUT).unwrap().is_none());
+    }
+
+    #[test]
+    fn the_border_is_darkest_under_the_sides_on_it_and_hidden_cells_are_passed_over() {
+        // 324 px square (36 px cells) at (150, 80).
+        let page = crate::recognize::detect::tests::drawn_grid(640, 480, 150, 80, 324);
+        let view = GrayView::new(&page).unwrap();
+        let right = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        // The bottom-right corner 0.7 cell up, as an outline cut by a thumb: the bottom side
+        // leaves the border, the others stay on it.
+        let mut cut = right;
+        cut.0[2] = [474.0, 404.0 - 25.0];
+        let none = [false; 81];
+        let on = border_contrast(&view, &right, &none).map(Option::unwrap);
+        let off = border_contrast(&view, &cut, &none).map(Option::unwrap);
+        assert!(on.iter().all(|&c| c > 0.5), "on the border {on:.2?}");
+        assert!(
+            on[2] > 2.0 * off[2],
+            "bottom on the border {:.2}, cut {:.2}",
+            on[2],
+            off[2]
+        );
+        for side in [0, 3] {
+            assert!((on[side] - off[side]).abs() < 0.05, "{on:.2?} {off:.2?}");
+        }
+        // With the bottom row hidden, the bottom side is passed over.
+        let mut hidden = none;
+        hidden[72..].fill(true);
+        assert_eq!(border_contrast(&view, &cut, &hidden)[2], None);
+        // A quad with no border in view tells nothing.
+        let away = right.translated(2000.0, 0.0);
+        assert_eq!(border_contrast(&view, &away, &none), [None; 4]);
     }
 }

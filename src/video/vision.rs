@@ -18,7 +18,9 @@ use opencv::imgproc;
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance};
 use crate::grid::Grid;
+use crate::raster::GrayView;
 use crate::recognize::detect::{self, Detection, Ink, Look};
+use crate::recognize::lines;
 use crate::recognize::read::DigitReader;
 use crate::recognize::verdict::{Evidence, MAX_READING_FRAMES, Status, WrongMarks, judge_frames};
 use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
@@ -262,6 +264,7 @@ impl Track {
     /// with the track again, or hold their place long enough to overrule it.
     fn take_lines(
         &mut self,
+        gray: &Mat,
         current: &TrackFrame,
         quad: &Quad,
         recognition: &Recognition,
@@ -282,6 +285,7 @@ impl Track {
             && recognition.on_lines
             && !agrees
             && !outline_off
+            && !on_border_more_clearly(gray, &recognition.quad, &placed, recognition)?
             && !self.lines_hold_their_place(&recognition.quad);
         if doubtful {
             tracing::debug!("lines beside something over the grid disagree with the track");
@@ -338,6 +342,44 @@ impl Track {
         self.anchor = Anchor::new(current, &h)?;
         Ok(true)
     }
+}
+
+/// How much more clearly (ratio of [`lines::border_contrast`]) the followed lines' corners
+/// must put a side of the grid on the printed border than the track's, to be taken over it
+/// while something lies over the grid.
+const BORDER_CLEARER: f64 = 1.5;
+/// The faintest border (share of the paper's brightness) that can tell so.
+const MIN_BORDER_CONTRAST: f64 = 0.05;
+
+/// Whether the followed lines (`lines`) put the grid's sides on the printed border clearly
+/// more than the track (at `tracked`), looking only beside cells the reading saw in view: on
+/// some side clearly more, and on none clearly less. Then it is the track that is off
+/// (thumb:image44's outline, found as the page slid in, had its bottom side cut along the thumb
+/// over the bottom row, a corner 0.7 cell in, and the right lines waited 8 readings to overrule
+/// it).
+fn on_border_more_clearly(
+    gray: &Mat,
+    lines: &Quad,
+    tracked: &Quad,
+    recognition: &Recognition,
+) -> Result<bool> {
+    let view = GrayView::new(gray)?;
+    let hidden = recognition.reading.hidden();
+    let by_lines = lines::border_contrast(&view, lines, &hidden);
+    let by_track = lines::border_contrast(&view, tracked, &hidden);
+    tracing::debug!(
+        ?by_lines,
+        ?by_track,
+        "border contrast where lines and track disagree"
+    );
+    let clearer = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) => a >= MIN_BORDER_CONTRAST && a > BORDER_CLEARER * b.max(0.0),
+        _ => false,
+    };
+    let sides = by_lines.iter().zip(&by_track);
+    let lines_clearer = sides.clone().any(|(&l, &t)| clearer(l, t));
+    let track_clearer = sides.clone().any(|(&l, &t)| clearer(t, l));
+    Ok(lines_clearer && !track_clearer)
 }
 
 /// A track anchored while the grid moved is read again from a steadier frame's outline found
@@ -688,7 +730,7 @@ impl Vision {
             tracing::debug!("read more plausibly turned, but not surely: not taken");
             return Ok(());
         }
-        let (agrees, doubtful) = track.take_lines(current, &quad, &recognition)?;
+        let (agrees, doubtful) = track.take_lines(gray, current, &quad, &recognition)?;
         if track.anchor_motion.is_infinite()
             && !recognition.on_lines
             && !recognition.reading.smeared()
@@ -1057,9 +1099,9 @@ mod tests {
     fn a_doubtful_reading_of_the_grid_turned_names_the_track_as_read_and_leaves_it_in_place() {
         let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
         let current = TrackFrame::new(&page).unwrap();
-        // Tracked with its top-left corner 12 px low (a third of a cell); read turned a quarter,
-        // beside a finger, with the lines where the grid really is: doubtful.
-        let tracked = Quad([[150.0, 92.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        // Tracked where the grid is; read turned a quarter, beside a finger, with the lines
+        // pulled a third of a cell off at the top-left corner: doubtful.
+        let tracked = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
         let found = Detection {
             quad: tracked,
             score: detect::MIN_GRID_SCORE,
@@ -1069,10 +1111,12 @@ mod tests {
         let mut track = Track::start(&current, &found).unwrap().unwrap();
         // Followed on the lines before (a grid just found takes lines near its outline).
         track.on_lines = true;
-        let right = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
-        let turned = Quad(std::array::from_fn(|i| right.0[(i + 1) % 4]));
+        let pulled = Quad([[150.0, 92.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        let turned = Quad(std::array::from_fn(|i| pulled.0[(i + 1) % 4]));
         let recognition = read_beside_a_finger(turned, 40, true);
-        let (agrees, doubtful) = track.take_lines(&current, &tracked, &recognition).unwrap();
+        let (agrees, doubtful) = track
+            .take_lines(&page, &current, &tracked, &recognition)
+            .unwrap();
         assert!(!agrees && doubtful);
         // Not moved onto the doubtful lines, but its corners named from the same one as the
         // reading's: the solution is drawn the way up the puzzle was read.
@@ -1097,7 +1141,9 @@ mod tests {
         };
         let recognition = read_beside_a_finger(right, 72, false);
         let mut track = Track::start(&current, &found).unwrap().unwrap();
-        let (agrees, doubtful) = track.take_lines(&current, &outlined, &recognition).unwrap();
+        let (agrees, doubtful) = track
+            .take_lines(&page, &current, &outlined, &recognition)
+            .unwrap();
         assert!(!agrees && !doubtful);
         let now = track::quad_of(&track.image_from_grid);
         assert!(now.max_corner_distance(&right) < 0.5, "track at {now:?}");
@@ -1106,9 +1152,49 @@ mod tests {
             quad: outlined,
             ..recognition
         };
-        let (agrees, doubtful) = track.take_lines(&current, &right, &pulled).unwrap();
+        let (agrees, doubtful) = track.take_lines(&page, &current, &right, &pulled).unwrap();
         assert!(!agrees && doubtful);
         assert!(track::quad_of(&track.image_from_grid).max_corner_distance(&right) < 0.5);
+    }
+
+    #[test]
+    fn beside_something_over_the_grid_lines_on_the_border_overrule_a_track_cut_off_it() {
+        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
+        let current = TrackFrame::new(&page).unwrap();
+        let right = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        // Outlined with its bottom-right corner 0.7 cell up (an outline cut along a thumb over
+        // the bottom row), and already taken for on the lines; read beside the thumb with the
+        // lines where the grid is. Without looking at the border this waited for 8 readings.
+        let cut = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 379.0], [150.0, 404.0]]);
+        let found = Detection {
+            quad: cut,
+            score: detect::MIN_GRID_SCORE,
+            ink: Ink::Dark,
+            smeared: false,
+        };
+        let mut track = Track::start(&current, &found).unwrap().unwrap();
+        track.on_lines = true;
+        let recognition = read_beside_a_finger(right, 76, false);
+        let (agrees, doubtful) = track
+            .take_lines(&page, &current, &cut, &recognition)
+            .unwrap();
+        assert!(!agrees && !doubtful);
+        let now = track::quad_of(&track.image_from_grid);
+        assert!(now.max_corner_distance(&right) < 0.5, "track at {now:?}");
+        // On a blank frame the border tells nothing, and the lines are doubtful as before.
+        let blank = Mat::new_rows_cols_with_default(
+            480,
+            640,
+            opencv::core::CV_8UC1,
+            opencv::core::Scalar::all(235.0),
+        )
+        .unwrap();
+        let mut track = Track::start(&current, &found).unwrap().unwrap();
+        track.on_lines = true;
+        let (agrees, doubtful) = track
+            .take_lines(&blank, &current, &cut, &recognition)
+            .unwrap();
+        assert!(!agrees && doubtful);
     }
 
     #[test]
