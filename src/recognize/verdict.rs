@@ -539,9 +539,7 @@ fn judge_sums(evidence: &Sums) -> Option<Judged> {
     };
     let verdict = refuse_smeared_corrections(verdict, evidence.smeared);
     if let Verdict::Solved(d) = verdict {
-        if !d.corrections.is_empty() {
-            tracing::debug!(corrections = ?d.corrections, margin = d.margin, "corrected misread cells");
-        }
+        tracing::debug!(frames = evidence.frames, margin = d.margin, corrections = ?d.corrections, "solved");
         return Some(Judged {
             clues: d.clues,
             solution: Some(d.solution),

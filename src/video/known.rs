@@ -77,6 +77,26 @@ pub(super) fn still_shows(known: &Known, reading: &GridReading) -> bool {
             && differing(known, &reading.all_printed()) <= STILL_SHOWS_DIFFERING)
 }
 
+/// Whether a reading surely shows another printed digit where `known` has a clue: no entry
+/// can be written over a printed clue, so the puzzle was misread. Cells read hidden (a finger,
+/// glare) or smeared are passed over, and so are clues read as empty or as handwriting.
+///
+/// Why: two frames that read a 1 as 3 and a 6 as 8 the same way as the page slid in
+/// (handheld:image43, `NOISE_SEED=11`) gave a puzzle with one solution, the wrong one; every
+/// later sharp reading differed in just those two cells, which [`still_shows`] allows, and the
+/// wrong digits stayed drawn for the rest of the clip.
+pub(super) fn contradicts(known: &Known, reading: &GridReading) -> bool {
+    reading.0.iter().zip(known.clues.0).any(|(r, clue)| {
+        let best = argmax(&r.as_clue);
+        clue != 0
+            && best != 0
+            && best != clue as usize
+            && r.as_clue[best] >= SURE
+            && !r.hidden
+            && !r.smeared
+    })
+}
+
 /// Cells that confidently read another clue than `known`'s.
 fn differing(known: &Known, reading: &GridReading) -> usize {
     reading
@@ -134,5 +154,37 @@ mod tests {
                 .unwrap();
         assert!(!same_puzzle(&known, &reading_of(&other, 0.97)));
         assert!(replaced(&known, &reading_of(&other, 0.97)));
+    }
+
+    #[test]
+    fn a_clue_surely_read_as_another_digit_contradicts_a_known_puzzle_and_an_entry_does_not() {
+        let clues: Grid = PUZZLE.parse().unwrap();
+        let known = Known {
+            id: 0,
+            clues,
+            solution: None,
+            status: Status::Solved,
+        };
+        assert!(!contradicts(&known, &reading_of(&clues, 0.97)));
+        // The printed 5 in the first cell surely reads as 3: misread when judged.
+        let mut other = clues;
+        other.0[0] = 3;
+        assert!(contradicts(&known, &reading_of(&other, 0.97)));
+        // Not when read unsurely, beside a finger, or smeared.
+        assert!(!contradicts(&known, &reading_of(&other, 0.8)));
+        let mut hidden = reading_of(&other, 0.97);
+        hidden.0[0].hidden = true;
+        assert!(!contradicts(&known, &hidden));
+        let mut smeared = reading_of(&other, 0.97);
+        smeared.0[0].smeared = true;
+        assert!(!contradicts(&known, &smeared));
+        // A clue read as empty (glare) and a digit in an empty cell (an entry) are no
+        // contradiction.
+        let mut faded = clues;
+        faded.0[0] = 0;
+        assert!(!contradicts(&known, &reading_of(&faded, 0.97)));
+        let mut entry = clues;
+        entry.0[2] = 4;
+        assert!(!contradicts(&known, &reading_of(&entry, 0.97)));
     }
 }

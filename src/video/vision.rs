@@ -25,7 +25,7 @@ use crate::recognize::read::DigitReader;
 use crate::recognize::verdict::{Evidence, MAX_READING_FRAMES, Status, WrongMarks, judge_frames};
 use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
 pub use crate::video::known::Known;
-use crate::video::known::{entries_seen_in, replaced, same_puzzle, still_shows};
+use crate::video::known::{contradicts, entries_seen_in, replaced, same_puzzle, still_shows};
 use crate::video::track::{self, Alignment, Anchor, TrackFrame};
 
 /// A shown puzzle is read again every this many frames, to notice a replaced puzzle.
@@ -766,6 +766,16 @@ impl Vision {
                     // Start afresh: the new puzzle's grid may not line up with the old one's.
                     tracing::debug!(id = known.id, "a different puzzle is in view");
                     self.track = None;
+                } else if agrees && recognition.on_lines && contradicts(known, &reading) {
+                    // Read where the grid is, a printed clue surely shows another digit: the
+                    // puzzle was misread. Withdrawn and read again, and not recognised again.
+                    let id = known.id;
+                    tracing::debug!(id, "a clue surely reads as another digit: reading again");
+                    self.known.retain(|k| k.id != id);
+                    track.provisional = None;
+                    let mut evidence = Evidence::new();
+                    evidence.add(&reading);
+                    track.identity = Identity::Reading(Box::new(evidence));
                 }
             }
             Identity::Reading(evidence) => {
