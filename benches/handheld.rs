@@ -4,7 +4,8 @@
 //!
 //! `cargo bench --bench handheld` prints them; `-- --crops DIR` also writes each page's truth
 //! corners zoomed (published corner blue, truth red) to check by eye; `-- --frames DIR` writes
-//! a few frames of each clip (`--at 20,25` those frames); `-- --only NAME` runs only the clips whose name contains NAME.
+//! a few frames of each clip (`--at 20,25` those frames); `-- --only NAME` runs only the clips whose name contains NAME;
+//! `-- --set 1` films 32 other pages (`camera::page_set`).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
