@@ -261,7 +261,8 @@ impl Track {
     /// finger hides a line, it can be followed onto the strokes beside it (a glare spot drifting
     /// over image36's page put the drawn grid 4% of its side off), and a grid just found may be
     /// outlined off. Neither is trusted then: nothing is drawn until a reading's lines agree
-    /// with the track again, or hold their place long enough to overrule it.
+    /// with the track again, hold their place long enough to overrule it, or lie on the printed
+    /// border clearly more than the track does (see [`on_border_more_clearly`]).
     fn take_lines(
         &mut self,
         gray: &Mat,
@@ -367,7 +368,7 @@ fn on_border_more_clearly(
     let hidden = recognition.reading.hidden();
     let by_lines = lines::border_contrast(&view, lines, &hidden);
     let by_track = lines::border_contrast(&view, tracked, &hidden);
-    tracing::debug!(
+    tracing::trace!(
         ?by_lines,
         ?by_track,
         "border contrast where lines and track disagree"
