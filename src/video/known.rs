@@ -137,15 +137,19 @@ mod tests {
     use super::*;
     use crate::recognize::verdict::tests::{PUZZLE, reading_of};
 
-    #[test]
-    fn recognises_a_known_puzzle_and_a_replaced_one() {
-        let clues: Grid = PUZZLE.parse().unwrap();
-        let known = Known {
+    fn known_with(clues: Grid) -> Known {
+        Known {
             id: 0,
             clues,
             solution: None,
             status: Status::Solved,
-        };
+        }
+    }
+
+    #[test]
+    fn recognises_a_known_puzzle_and_a_replaced_one() {
+        let clues: Grid = PUZZLE.parse().unwrap();
+        let known = known_with(clues);
         assert!(same_puzzle(&known, &reading_of(&clues, 0.97)));
         assert!(!replaced(&known, &reading_of(&clues, 0.97)));
         let other: Grid =
@@ -159,12 +163,7 @@ mod tests {
     #[test]
     fn a_clue_surely_read_as_another_digit_contradicts_a_known_puzzle_and_an_entry_does_not() {
         let clues: Grid = PUZZLE.parse().unwrap();
-        let known = Known {
-            id: 0,
-            clues,
-            solution: None,
-            status: Status::Solved,
-        };
+        let known = known_with(clues);
         assert!(!contradicts(&known, &reading_of(&clues, 0.97)));
         // The printed 5 in the first cell surely reads as 3: misread when judged.
         let mut other = clues;

@@ -21,7 +21,7 @@ use crate::grid::Grid;
 use crate::raster::GrayView;
 use crate::recognize::detect::{self, Detection, Ink, Look};
 use crate::recognize::lines;
-use crate::recognize::read::DigitReader;
+use crate::recognize::read::{DigitReader, GridReading};
 use crate::recognize::verdict::{Evidence, MAX_READING_FRAMES, Status, WrongMarks, judge_frames};
 use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
 pub use crate::video::known::Known;
@@ -342,6 +342,15 @@ impl Track {
         self.image_from_grid = h;
         self.anchor = Anchor::new(current, &h)?;
         Ok(true)
+    }
+
+    /// Reads the grid as a puzzle not yet known, from `reading` on, saying `provisional` (the
+    /// verdict it had, if any) until a new one.
+    fn read_again(&mut self, reading: &GridReading, provisional: Option<LiveState>) {
+        self.provisional = provisional;
+        let mut evidence = Evidence::new();
+        evidence.add(reading);
+        self.identity = Identity::Reading(Box::new(evidence));
     }
 }
 
@@ -759,10 +768,8 @@ impl Vision {
                 if known.solution.is_none() {
                     // Unsolved: perhaps misread; read it again rather than hold on to that,
                     // still saying what it was judged until a new verdict.
-                    track.provisional = Some(LiveState::of(known.status));
-                    let mut evidence = Evidence::new();
-                    evidence.add(&reading);
-                    track.identity = Identity::Reading(Box::new(evidence));
+                    let judged = LiveState::of(known.status);
+                    track.read_again(&reading, Some(judged));
                 } else if replaced(known, &reading) {
                     // Start afresh: the new puzzle's grid may not line up with the old one's.
                     tracing::debug!(id = known.id, "a different puzzle is in view");
@@ -773,10 +780,7 @@ impl Vision {
                     let id = known.id;
                     tracing::debug!(id, "a clue surely reads as another digit: reading again");
                     self.known.retain(|k| k.id != id);
-                    track.provisional = None;
-                    let mut evidence = Evidence::new();
-                    evidence.add(&reading);
-                    track.identity = Identity::Reading(Box::new(evidence));
+                    track.read_again(&reading, None);
                 }
             }
             Identity::Reading(evidence) => {
@@ -985,12 +989,7 @@ mod tests {
         let off = Quad(right.0.map(|[x, y]| [x + 36.0, y]));
         let current = TrackFrame::new(&page).unwrap();
         let mut vision = Vision::new(DigitReader::builtin().unwrap());
-        let found = Detection {
-            quad: off,
-            score: detect::MIN_GRID_SCORE,
-            ink: Ink::Dark,
-            smeared: false,
-        };
+        let found = found_at(off, false);
         vision.track = Track::start(&current, &found).unwrap();
         let tracked =
             |vision: &Vision| track::quad_of(&vision.track.as_ref().unwrap().image_from_grid);
@@ -1073,12 +1072,10 @@ mod tests {
         let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
         let current = TrackFrame::new(&page).unwrap();
         // The track's outline has its top-left corner 12 px low (0.33 cell).
-        let found = Detection {
-            quad: Quad([[150.0, 92.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]),
-            score: detect::MIN_GRID_SCORE,
-            ink: Ink::Dark,
-            smeared: false,
-        };
+        let found = found_at(
+            Quad([[150.0, 92.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]),
+            false,
+        );
         let mut track = Track::start(&current, &found).unwrap().unwrap();
         let right = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
         // Lines pulled beside a spot that drifts over the paper: a different place each time.
@@ -1113,12 +1110,7 @@ mod tests {
         // Tracked where the grid is; read turned a quarter, beside a finger, with the lines
         // pulled a third of a cell off at the top-left corner: doubtful.
         let tracked = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
-        let found = Detection {
-            quad: tracked,
-            score: detect::MIN_GRID_SCORE,
-            ink: Ink::Dark,
-            smeared: false,
-        };
+        let found = found_at(tracked, false);
         let mut track = Track::start(&current, &found).unwrap().unwrap();
         // Followed on the lines before (a grid just found takes lines near its outline).
         track.on_lines = true;
@@ -1144,12 +1136,7 @@ mod tests {
         // Outlined with its bottom-left corner 6 px (a sixth of a cell) out, by a thumb over the
         // border; read with a cell beside the thumb hidden and the lines where the grid is.
         let outlined = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [144.0, 404.0]]);
-        let found = Detection {
-            quad: outlined,
-            score: detect::MIN_GRID_SCORE,
-            ink: Ink::Dark,
-            smeared: false,
-        };
+        let found = found_at(outlined, false);
         let recognition = read_beside_a_finger(right, 72, false);
         let mut track = Track::start(&current, &found).unwrap().unwrap();
         let (agrees, doubtful) = track
@@ -1177,12 +1164,7 @@ mod tests {
         // the bottom row), and already taken for on the lines; read beside the thumb with the
         // lines where the grid is. Without looking at the border this waited for 8 readings.
         let cut = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 379.0], [150.0, 404.0]]);
-        let found = Detection {
-            quad: cut,
-            score: detect::MIN_GRID_SCORE,
-            ink: Ink::Dark,
-            smeared: false,
-        };
+        let found = found_at(cut, false);
         let mut track = Track::start(&current, &found).unwrap().unwrap();
         track.on_lines = true;
         let recognition = read_beside_a_finger(right, 76, false);
@@ -1246,14 +1228,20 @@ mod tests {
         let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
         let current = TrackFrame::new(&page).unwrap();
         let quad = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
-        let found = Detection {
+        let track = Track::start(&current, &found_at(quad, smeared))
+            .unwrap()
+            .unwrap();
+        (page, current, quad, track)
+    }
+
+    /// A dark grid found at `quad`, as clearly as a grid need be.
+    fn found_at(quad: Quad, smeared: bool) -> Detection {
+        Detection {
             quad,
             score: detect::MIN_GRID_SCORE,
             ink: Ink::Dark,
             smeared,
-        };
-        let track = Track::start(&current, &found).unwrap().unwrap();
-        (page, current, quad, track)
+        }
     }
 
     #[test]
