@@ -47,10 +47,7 @@ pub enum SolveError {
 /// assert!(matches!(solve(&Grid::EMPTY), Err(SolveError::Multiple { .. })));
 /// ```
 pub fn solve(puzzle: &Grid) -> Result<Grid, SolveError> {
-    let mut found = Found {
-        grids: [Grid::EMPTY; 2],
-        count: 0,
-    };
+    let mut found = Found::up_to(2);
     // Placing a clue fails only where a peer holds the same digit: then say which.
     let Some(mut board) = Board::from_clues(puzzle) else {
         check_clues(puzzle)?;
@@ -93,10 +90,68 @@ pub fn check_clues(puzzle: &Grid) -> Result<(), SolveError> {
     Ok(())
 }
 
-/// The search stops at two solutions: one is the answer, two prove it is not unique.
+/// The digits every solution of `puzzle` agrees on (0 in the cells where two solutions
+/// differ), when it has at least one solution and at most `limit`; None otherwise.
+///
+/// Why: while a finger hides a clue the puzzle needs, the clues in view have a few solutions,
+/// and every one of them is the printed puzzle's where they all agree: those digits can be
+/// drawn before the finger lets go.
+///
+/// ```
+/// use sudoku_ar::{grid::Grid, solve::{forced, solve}};
+/// let puzzle: Grid = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+///     .parse().unwrap();
+/// let mut fewer = puzzle;
+/// fewer.0[0] = 0; // the 5 in the corner hidden
+/// let agreed = forced(&fewer, 100).unwrap();
+/// let solution = solve(&puzzle).unwrap();
+/// assert!((0..81).all(|c| agreed.0[c] == 0 || agreed.0[c] == solution.0[c]));
+/// assert_eq!(forced(&Grid::EMPTY, 100), None);
+/// ```
+pub fn forced(puzzle: &Grid, limit: usize) -> Option<Grid> {
+    let mut found = Found::up_to(limit.saturating_add(1));
+    let mut board = Board::from_clues(puzzle)?;
+    if board.propagate() {
+        board.search(&mut found);
+    }
+    (1..=limit).contains(&found.count).then_some(found.agreed)
+}
+
+/// The solutions found so far; the search stops at `limit` of them. Solving stops at two: one
+/// is the answer, two prove it is not unique.
 struct Found {
     grids: [Grid; 2],
     count: usize,
+    limit: usize,
+    /// The digits all solutions so far agree on, 0 where two differ.
+    agreed: Grid,
+}
+
+impl Found {
+    fn up_to(limit: usize) -> Found {
+        Found {
+            grids: [Grid::EMPTY; 2],
+            count: 0,
+            limit,
+            agreed: Grid::EMPTY,
+        }
+    }
+
+    fn add(&mut self, solution: Grid) {
+        if self.count < 2 {
+            self.grids[self.count] = solution;
+        }
+        if self.count == 0 {
+            self.agreed = solution;
+        } else {
+            for (agreed, digit) in self.agreed.0.iter_mut().zip(solution.0) {
+                if *agreed != digit {
+                    *agreed = 0;
+                }
+            }
+        }
+        self.count += 1;
+    }
 }
 
 /// All 27 cells of a band: bit `row_in_band * 9 + column`.
@@ -311,10 +366,7 @@ impl Board {
     /// Depth-first search for up to two solutions; `self` has been propagated.
     fn search(&mut self, found: &mut Found) {
         if self.unsolved == [0; 3] {
-            if found.count < 2 {
-                found.grids[found.count] = self.grid();
-            }
-            found.count += 1;
+            found.add(self.grid());
             return;
         }
         let (band, bit) = self.guess_cell();
@@ -336,7 +388,7 @@ impl Board {
             if next.propagate() {
                 next.search(found);
             }
-            if found.count >= 2 {
+            if found.count >= found.limit {
                 return;
             }
             self.candidates[board] &= !bit;
@@ -634,6 +686,86 @@ mod tests {
             outcomes.iter().all(|&n| n > 0),
             "every outcome seen: {outcomes:?}"
         );
+    }
+
+    /// Every solution of `puzzle` by plain backtracking, up to `limit` of them.
+    fn brute_force_all(puzzle: &mut Grid, limit: usize, out: &mut Vec<Grid>) {
+        let Some(cell) = puzzle.0.iter().position(|&d| d == 0) else {
+            out.push(*puzzle);
+            return;
+        };
+        for digit in 1..=9 {
+            puzzle.0[cell] = digit;
+            if check_clues(puzzle).is_ok() {
+                brute_force_all(puzzle, limit, out);
+            }
+            if out.len() >= limit {
+                break;
+            }
+        }
+        puzzle.0[cell] = 0;
+    }
+
+    #[test]
+    fn the_digits_forced_in_every_solution_agree_with_brute_force() {
+        // Published puzzles' solutions blanked down to about 30 clues with one solution, in a
+        // fixed pseudo-random order, then one or two clues taken away (a finger over them): a few solutions, and the
+        // cells they all agree on, counted independently by plain backtracking.
+        let mut state = 0x9E3779B97F4A7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut outcomes = (0, 0);
+        for puzzle in puzzles(include_str!("../tests/puzzles/top95.txt"))
+            .iter()
+            .take(30)
+        {
+            let solution = solve(puzzle).unwrap();
+            let mut fewer = solution;
+            for _ in 0..200 {
+                let cell = (next() % 81) as usize;
+                let mut less = fewer;
+                less.0[cell] = 0;
+                if fewer.filled() > 30 && solve(&less).is_ok() {
+                    fewer = less;
+                }
+            }
+            for _ in 0..1 + next() % 2 {
+                let clues: Vec<usize> = (0..81).filter(|&c| fewer.0[c] != 0).collect();
+                fewer.0[clues[(next() as usize) % clues.len()]] = 0;
+            }
+            let mut all = Vec::new();
+            brute_force_all(&mut fewer.clone(), 21, &mut all);
+            let Some(agreed) = forced(&fewer, 20) else {
+                assert!(all.len() > 20, "{fewer}: {} solutions", all.len());
+                outcomes.1 += 1;
+                continue;
+            };
+            assert!(all.len() <= 20, "{fewer}");
+            for cell in 0..81 {
+                let same = all.iter().all(|s| s.0[cell] == all[0].0[cell]);
+                assert_eq!(agreed.0[cell], if same { all[0].0[cell] } else { 0 });
+                assert!(agreed.0[cell] == 0 || agreed.0[cell] == solution.0[cell]);
+            }
+            outcomes.0 += 1;
+        }
+        assert!(
+            outcomes.0 >= 5 && outcomes.1 >= 1,
+            "within and over the limit: {outcomes:?}"
+        );
+        // Only one solution: all of it. None: None.
+        let unique = puzzles(include_str!("../tests/puzzles/hard.txt"))[0];
+        let solution = solve(&unique).unwrap();
+        assert_eq!(forced(&unique, 1), Some(solution));
+        let mut twice = unique;
+        let empty = (0..81).find(|&c| unique.0[c] == 0).unwrap();
+        twice.0[empty] = solution.0[empty] % 9 + 1;
+        let mut all = Vec::new();
+        brute_force_all(&mut twice.clone(), 1, &mut all);
+        assert_eq!(forced(&twice, 10).is_none(), all.is_empty());
     }
 
     #[test]

@@ -64,6 +64,19 @@ fn simulated_handheld_camera_over_real_pages() {
         "locked within 20 frames: {quick} of {appearances}"
     );
 
+    // A thumb holding the page over a clue the puzzle needs (4 s): the digits every solution
+    // of the clues in view agrees on are drawn meanwhile. Session 20: right digits 10-12
+    // frames after the page is whole in view on every thumb clip; before, 100-105 on the two
+    // whose needed clue was under the thumb.
+    for r in results.iter().filter(|r| r.clip.script == Script::Thumb) {
+        let digits = r.score.appearances.first().and_then(|a| a.digits_delay);
+        assert!(
+            digits.is_some_and(|d| d <= 30),
+            "{}: first right digits {digits:?} frames after whole in view",
+            r.clip.name
+        );
+    }
+
     // No drift: on the 30 s pans, the last 5 s are no worse than the first 5.
     for r in results.iter().filter(|r| r.clip.script == Script::Pan) {
         let (first, last) = camera::first_and_last(&r.run, 5.0);

@@ -13,7 +13,7 @@ use crate::grid::Grid;
 use crate::recognize::HIDDEN_CELL_POWER;
 use crate::recognize::decode::{Budget, Correction, Verdict, decode};
 use crate::recognize::read::{CLASSES, GridReading, argmax};
-use crate::solve::{SolveError, solve};
+use crate::solve::{SolveError, forced, solve};
 
 /// How the clues that were read turned out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -27,6 +27,9 @@ pub enum Status {
     /// The clues as read have one solution, but another reading nearly as likely has another
     /// (a digit half washed out by glare, under a finger): none is drawn.
     Unsure,
+    /// Not all clues are read yet (a finger over one): the solution holds only the digits
+    /// that every solution of the clues read surely agrees on.
+    Partial,
 }
 
 impl Status {
@@ -311,7 +314,7 @@ fn refuse_smeared_corrections(verdict: Verdict, smeared: bool) -> Verdict {
 
 /// Readings summed over this many recent frames: enough to outvote a blurred frame, few enough
 /// that the frames read while the camera was still moving are soon forgotten.
-const EVIDENCE_FRAMES: usize = 3;
+pub const EVIDENCE_FRAMES: u32 = 3;
 /// A reading this sure in every cell that still has no single solution is, after a while,
 /// judged unsolvable or ambiguous.
 pub const SURE: f32 = 0.9;
@@ -330,7 +333,7 @@ pub struct Evidence {
 impl Default for Evidence {
     fn default() -> Self {
         Evidence {
-            recent: Summed::over(EVIDENCE_FRAMES),
+            recent: Summed::over(EVIDENCE_FRAMES as usize),
             newest: Sums::over(1),
         }
     }
@@ -477,6 +480,19 @@ impl Sums {
         grid
     }
 
+    /// The class every one of the recent frames read `cell` as at least [`AGREED_SURE`]ly, if
+    /// the cell was never seen hidden.
+    fn read_surely(&self, cell: usize) -> Option<usize> {
+        let sure = AGREED_SURE.ln();
+        let class = argmax(&self.recent.back()?.0[cell]);
+        (!self.hidden[cell]
+            && self
+                .recent
+                .iter()
+                .all(|(frame, hidden, _)| !hidden[cell] && frame[cell][class] >= sure))
+        .then_some(class)
+    }
+
     /// The probability of the likeliest class in the least sure cell.
     fn least_sure(&self) -> f32 {
         (0..81).map(|cell| self.sureness(cell)).fold(1.0, f32::min)
@@ -518,6 +534,61 @@ pub fn judge_frames(evidence: &Evidence) -> Option<Judged> {
         }
         _ => judged,
     }
+}
+
+/// How sure each of the last [`EVIDENCE_FRAMES`] readings must read a cell (the likeliest
+/// class's probability) for [`agreed_digits`] to build on it: summed, three frames at 0.6 look
+/// sure, and two frames read a 1 as 3 at 0.6 and a 6 as 8 at 0.7 (handheld:image43,
+/// `NOISE_SEED=11`). At 0.9 a blurry page (thumb:image43) keeps 21 of its 25 clues in view, too
+/// few to agree on anything; at 0.7, 24-25.
+const AGREED_SURE: f32 = 0.7;
+/// The most solutions the surely read clues may have for [`agreed_digits`] to draw what they
+/// agree on: a near-minimal puzzle with two clues hidden or left out has some hundred, and
+/// still agrees on a third of its cells; past this, on few.
+const AGREED_SOLUTIONS: usize = 256;
+
+/// While no puzzle is judged yet: the digits every solution of the clues read surely agrees on,
+/// in the cells read surely empty; None when there is no such digit, or the clues read surely
+/// have no solution or too many (more than [`AGREED_SOLUTIONS`]).
+///
+/// Why: a finger or glare over a clue the puzzle needs leaves it with several solutions until
+/// it moves (thumb:image43 held the page for 4 s with a needed clue under the thumb: nothing
+/// drawn for 100 frames). The printed puzzle's solution is one of the solutions of any of its
+/// clues, so where all of those agree it is known, whatever the hidden clue is. Only what each
+/// of the last [`EVIDENCE_FRAMES`] sharp readings read surely ([`AGREED_SURE`]) is built on: a
+/// clue read as another digit would break that, while a clue left out (unsure, hidden) only
+/// leaves more solutions. Cells hidden, or showing a digit of any kind (a clue read unsurely,
+/// somebody's entry), get nothing drawn.
+pub fn agreed_digits(evidence: &Evidence) -> Option<Judged> {
+    let printed = &evidence.recent.printed;
+    if printed.frames < EVIDENCE_FRAMES || printed.smeared {
+        return None;
+    }
+    let mut clues = Grid::EMPTY;
+    let mut empty = [false; 81];
+    for (cell, (clue, empty)) in clues.0.iter_mut().zip(&mut empty).enumerate() {
+        match printed.read_surely(cell) {
+            Some(0) => *empty = evidence.recent.every_digit.read_surely(cell) == Some(0),
+            Some(digit) => *clue = digit as u8,
+            None => {}
+        }
+    }
+    let mut agreed = forced(&clues, AGREED_SOLUTIONS)?;
+    for (digit, empty) in agreed.0.iter_mut().zip(empty) {
+        if !empty {
+            *digit = 0;
+        }
+    }
+    if agreed == Grid::EMPTY {
+        return None;
+    }
+    Some(Judged {
+        clues,
+        solution: Some(agreed),
+        status: Status::Partial,
+        corrections: Vec::new(),
+        margin: None,
+    })
 }
 
 /// [`judge_frames`] on one way of summing the readings.
@@ -656,7 +727,7 @@ pub(crate) mod tests {
     #[test]
     fn a_cell_once_seen_hidden_is_read_less_surely_in_every_frame() {
         let clues: Grid = PUZZLE.parse().unwrap();
-        let mut sums = Sums::over(EVIDENCE_FRAMES);
+        let mut sums = Sums::over(EVIDENCE_FRAMES as usize);
         let mut first = reading_of(&clues, 0.99);
         first.0[0] = first.0[0].hidden(HIDDEN_CELL_POWER);
         sums.add(&first);
@@ -691,7 +762,7 @@ pub(crate) mod tests {
         for cell in &mut smeared.0 {
             cell.smeared = true;
         }
-        let mut sums = Sums::over(EVIDENCE_FRAMES);
+        let mut sums = Sums::over(EVIDENCE_FRAMES as usize);
         sums.add(&smeared);
         sums.add(&reading_of(&clues, 0.99));
         assert!(!sums.hidden.contains(&true));
@@ -741,6 +812,79 @@ pub(crate) mod tests {
 
     pub(crate) const PUZZLE: &str =
         "530070000600195000098000060800060003400803001700020006060000280000419005000080079";
+
+    #[test]
+    fn while_a_clue_the_puzzle_needs_is_hidden_the_digits_all_its_solutions_agree_on_are_drawn() {
+        let clues: Grid = PUZZLE.parse().unwrap();
+        let solution = solve(&clues).unwrap();
+        // Clues taken away in turn until the rest have more than one solution: the last one
+        // lies under a finger, the others read (surely) as empty.
+        let mut seen = clues;
+        let mut under = None;
+        for cell in (0..81).rev().filter(|&c| clues.0[c] != 0) {
+            seen.0[cell] = 0;
+            if solve(&seen).is_err() {
+                under = Some(cell);
+                break;
+            }
+        }
+        let under = under.expect("some clue is needed");
+        let mut reading = reading_of(&seen, 0.95);
+        reading.0[under] = reading.0[under].hidden(HIDDEN_CELL_POWER);
+        let mut evidence = Evidence::new();
+        for _ in 1..EVIDENCE_FRAMES {
+            evidence.add(&reading);
+            assert_eq!(
+                agreed_digits(&evidence),
+                None,
+                "not before {EVIDENCE_FRAMES} readings"
+            );
+        }
+        evidence.add(&reading);
+        assert!(judge_frames(&evidence).is_none_or(|j| j.solution.is_none()));
+        let agreed = agreed_digits(&evidence).expect("digits agreed on");
+        assert_eq!(agreed.status, Status::Partial);
+        let digits = agreed.solution.unwrap();
+        let drawn: Vec<usize> = (0..81).filter(|&c| digits.0[c] != 0).collect();
+        assert!(drawn.len() >= 20, "{} digits", drawn.len());
+        for &cell in &drawn {
+            assert_eq!(digits.0[cell], solution.0[cell]);
+            assert!(
+                seen.0[cell] == 0 && cell != under,
+                "nothing drawn over a digit or a finger"
+            );
+        }
+        // A clue read as another digit, the same way on every frame but not surely (summed,
+        // it looks sure), is left out, not built on: the digits are those of the clues without
+        // it.
+        let shown = (0..81).find(|&c| seen.0[c] != 0).unwrap();
+        let mut misread = reading.clone();
+        let mut p = [0.35 / 9.0; CLASSES];
+        p[(seen.0[shown] % 9 + 1) as usize] = 0.6;
+        p[seen.0[shown] as usize] += 0.05;
+        read_as(&mut misread.0[shown], p);
+        let mut without = seen;
+        without.0[shown] = 0;
+        let expected = forced(&without, AGREED_SOLUTIONS).map(|mut g| {
+            for cell in 0..81 {
+                if seen.0[cell] != 0 || cell == under {
+                    g.0[cell] = 0;
+                }
+            }
+            g
+        });
+        let mut evidence = Evidence::new();
+        for _ in 0..EVIDENCE_FRAMES {
+            evidence.add(&misread);
+        }
+        assert!(evidence.recent.printed.sureness(shown) > 0.99);
+        assert_eq!(agreed_digits(&evidence).and_then(|j| j.solution), expected);
+        // Nothing on a frame smeared by the camera's motion.
+        let mut smeared = reading.clone();
+        smeared.0[40].smeared = true;
+        evidence.add(&smeared);
+        assert_eq!(agreed_digits(&evidence), None);
+    }
 
     #[test]
     fn a_sure_reading_is_judged_from_its_first_frame() {

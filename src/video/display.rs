@@ -70,7 +70,7 @@ impl Painter {
         let colour = match puzzle.state {
             // Being read, or solved but not drawn on this frame (the page moves too fast, or the
             // track is being aligned again): still at work, orange; not the red of a verdict.
-            LiveState::Reading | LiveState::Solved => READING_COLOUR,
+            LiveState::Reading | LiveState::Solved | LiveState::Partial => READING_COLOUR,
             LiveState::Unsolvable | LiveState::Multiple => UNSOLVED_COLOUR,
         };
         let thickness = (image.cols().max(image.rows()) / 500).max(2);

@@ -22,7 +22,10 @@ use crate::raster::GrayView;
 use crate::recognize::detect::{self, Detection, Ink, Look};
 use crate::recognize::lines;
 use crate::recognize::read::{DigitReader, GridReading};
-use crate::recognize::verdict::{Evidence, MAX_READING_FRAMES, Status, WrongMarks, judge_frames};
+use crate::recognize::verdict::{
+    EVIDENCE_FRAMES, Evidence, Judged, MAX_READING_FRAMES, Status, WrongMarks, agreed_digits,
+    judge_frames,
+};
 use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
 pub use crate::video::known::Known;
 use crate::video::known::{contradicts, entries_seen_in, replaced, same_puzzle, still_shows};
@@ -112,6 +115,9 @@ pub enum LiveState {
     /// Read, but the clues have no solution (also when a digit repeats in a unit).
     Unsolvable,
     Multiple,
+    /// Being read, with the digits every solution of the clues read so far agrees on drawn
+    /// (a finger over a clue the puzzle needs).
+    Partial,
 }
 
 impl LiveState {
@@ -121,6 +127,7 @@ impl LiveState {
             LiveState::Solved => "solved",
             LiveState::Unsolvable => "unsolvable",
             LiveState::Multiple => "multiple",
+            LiveState::Partial => "partial",
         }
     }
 
@@ -130,6 +137,7 @@ impl LiveState {
             Status::Invalid | Status::Unsolvable => LiveState::Unsolvable,
             Status::Multiple => LiveState::Multiple,
             Status::Unsure => LiveState::Reading,
+            Status::Partial => LiveState::Partial,
         }
     }
 }
@@ -194,6 +202,9 @@ struct Track {
     disputed: Option<(Quad, u32)>,
     /// While an unsolved puzzle is read again: what it was judged (unsolvable, multiple).
     provisional: Option<LiveState>,
+    /// While the puzzle is read: the digits every solution of the clues read surely agrees on
+    /// (see [`agreed_digits`]), drawn until the puzzle is judged.
+    agreed: Option<Arc<Known>>,
     /// Digits somebody wrote into the grid, as the last reading that showed the puzzle saw them.
     entries: Grid,
     /// Entries read surely wrong, in readings in a row (see [`PuzzleView::wrong`]).
@@ -223,6 +234,7 @@ impl Track {
             on_lines: false,
             disputed: None,
             provisional: None,
+            agreed: None,
             entries: Grid::EMPTY,
             wrong: WrongMarks::NONE,
         }))
@@ -342,6 +354,31 @@ impl Track {
         self.image_from_grid = h;
         self.anchor = Anchor::new(current, &h)?;
         Ok(true)
+    }
+
+    /// Takes `agreed` (see [`agreed_digits`]) as the digits to draw while the puzzle is read,
+    /// as a puzzle numbered `id` when they changed; returns how many ids it used. They are
+    /// drawn where the lines read put the grid (`doubtful`: not).
+    fn agree(&mut self, agreed: Option<Judged>, id: u64, doubtful: bool) -> u64 {
+        let Some(agreed) = agreed else {
+            self.agreed = None;
+            return 0;
+        };
+        self.confirmed = !doubtful;
+        if self
+            .agreed
+            .as_ref()
+            .is_some_and(|k| k.solution == agreed.solution && k.clues == agreed.clues)
+        {
+            return 0;
+        }
+        tracing::debug!(
+            id,
+            digits = agreed.solution.map_or(0, |s| s.filled()),
+            "digits every solution agrees on"
+        );
+        self.agreed = Some(Arc::new(Known::new(id, agreed)));
+        1
     }
 
     /// Reads the grid as a puzzle not yet known, from `reading` on, saying `provisional` (the
@@ -809,7 +846,21 @@ impl Vision {
                 }
                 evidence.add(&reading);
                 let start = Instant::now();
-                if let Some(judged) = judge_frames(evidence) {
+                let judged = judge_frames(evidence);
+                match &judged {
+                    Some(j) if j.solution.is_some() => track.agreed = None,
+                    // Judged without a solution: what every solution agrees on still holds.
+                    Some(_) => {}
+                    None => {
+                        // A puzzle read again (after such a verdict) keeps its agreed digits
+                        // until there are readings enough to agree on anew.
+                        let agreed = agreed_digits(evidence);
+                        if agreed.is_some() || evidence.frames() >= EVIDENCE_FRAMES {
+                            self.next_id += track.agree(agreed, self.next_id, doubtful);
+                        }
+                    }
+                }
+                if let Some(judged) = judged {
                     let known = Arc::new(Known::new(self.next_id, judged));
                     self.next_id += 1;
                     tracing::debug!(id = known.id, status = ?known.status, clues = %known.clues, "puzzle read");
@@ -952,12 +1003,32 @@ fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
         Identity::Reading(evidence) => PuzzleView {
             quad,
             clues: evidence.clues(),
-            state: track.provisional.unwrap_or(LiveState::Reading),
-            solved: None,
+            state: match track.agreed {
+                Some(_) => LiveState::Partial,
+                None => track.provisional.unwrap_or(LiveState::Reading),
+            },
+            solved: track
+                .agreed
+                .clone()
+                .filter(|_| held_to_print(track, &quad, gray)),
             entries: Grid::EMPTY,
             wrong: Grid::EMPTY,
             covered: evidence.covered(),
         },
+        Identity::Known(known) if known.solution.is_none() && track.agreed.is_some() => {
+            PuzzleView {
+                quad,
+                clues: known.clues,
+                state: LiveState::Partial,
+                solved: track
+                    .agreed
+                    .clone()
+                    .filter(|_| held_to_print(track, &quad, gray)),
+                entries: Grid::EMPTY,
+                wrong: Grid::EMPTY,
+                covered: false,
+            }
+        }
         Identity::Known(known) => {
             let state = LiveState::of(known.status);
             let solved = (known.solution.is_some() && held_to_print(track, &quad, gray))

@@ -30,7 +30,13 @@ impl ClipResult {
             .appearances
             .iter()
             .filter(|a| a.whole_from.is_some())
-            .map(|a| a.lock_delay.map_or("never".into(), |d| d.to_string()))
+            .map(|a| {
+                let lock = a.lock_delay.map_or("never".into(), |d| d.to_string());
+                match a.digits_delay {
+                    Some(d) if Some(d) != a.lock_delay => format!("{lock} (digits {d})"),
+                    _ => lock,
+                }
+            })
             .collect();
         let mut line = format!(
             "{:<48} lock [{}] right after lock {:6.2}%  >5% off {:3}  corner error p50 {:.2}% p99 {:.2}% max {:.2}%",
@@ -166,6 +172,8 @@ pub struct Totals {
     pub pages: usize,
     pub frames: usize,
     pub lock_delays: Vec<u64>,
+    /// Per appearance locked or with digits drawn, frames to the first right digits drawn.
+    pub digits_delays: Vec<u64>,
     /// Per clip, frames from its first legible frame (see `Run::legible_from`) to its first
     /// lock.
     pub delays_after_legible: Vec<u64>,
@@ -185,6 +193,7 @@ pub fn totals(pages: &[Page], results: &[ClipResult]) -> Totals {
         pages: pages.len(),
         frames: 0,
         lock_delays: Vec::new(),
+        digits_delays: Vec::new(),
         delays_after_legible: Vec::new(),
         never_locked: 0,
         wrong_frames: 0,
@@ -225,12 +234,14 @@ pub fn totals(pages: &[Page], results: &[ClipResult]) -> Totals {
                 Some(d) => t.lock_delays.push(d),
                 None => t.never_locked += 1,
             }
+            t.digits_delays.extend(a.digits_delay);
             after += a.after_lock;
             right += a.right_after_lock;
         }
     }
     t.corner_errors.sort_by(f64::total_cmp);
     t.lock_delays.sort();
+    t.digits_delays.sort();
     t.delays_after_legible.sort();
     t.right_share = right as f64 / after.max(1) as f64;
     t
@@ -266,6 +277,12 @@ impl Totals {
             100.0 * self.error_at(0.5),
             100.0 * self.error_at(0.99),
             100.0 * self.error_at(1.0),
+        ) + &format!(
+            "; locked within 10 frames of whole in view: {} of {}; right digits drawn within 10: {} of {}",
+            self.lock_delays.iter().filter(|&&d| d <= 10).count(),
+            self.lock_delays.len() + self.never_locked,
+            self.digits_delays.iter().filter(|&&d| d <= 10).count(),
+            self.lock_delays.len() + self.never_locked,
         ) + &format!(
             "; first locks {} frames after the first legible frame at median, {} at most, {} of {} within 10",
             self.delays_after_legible

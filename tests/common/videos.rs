@@ -97,6 +97,10 @@ pub struct Appearance {
     pub whole_from: Option<u64>,
     /// Frames from `whole_from` to the first frame with the right solution in the right place.
     pub lock_delay: Option<u64>,
+    /// Frames from `whole_from` to the first frame with right digits in the right place: the
+    /// whole solution, or the digits every solution of the clues in view agrees on (a finger
+    /// over a clue the puzzle needs).
+    pub digits_delay: Option<u64>,
     /// Frames after lock with the whole grid in view, and how many of them were right.
     pub after_lock: u64,
     pub right_after_lock: u64,
@@ -127,20 +131,35 @@ impl VideoScore {
     }
 }
 
-/// Scores a replay's lines against the truth.
+/// Whether the digits drawn (`drawn`, '0' where none is) are all `solution`'s; a whole solution
+/// only when `whole`.
+pub fn drawn_of(drawn: &str, solution: &str, whole: bool) -> bool {
+    drawn.len() == solution.len()
+        && drawn
+            .bytes()
+            .zip(solution.bytes())
+            .all(|(d, s)| d == s || (d == b'0' && !whole))
+}
+
+/// Scores a replay's lines against the truth. A frame drawing digits that are not all of the
+/// puzzle's solution, or far from where it belongs, is a wrong frame, whether it draws the whole
+/// solution or the digits agreed on while a clue is hidden.
 pub fn score(truth: &[TruthFrame], seen: &[SeenFrame]) -> VideoScore {
     let seen_at: BTreeMap<u64, &SeenFrame> = seen.iter().map(|s| (s.frame, s)).collect();
     let mut score = VideoScore {
         frames: truth.len() as u64,
         ..VideoScore::default()
     };
-    // A frame's drawn solution, when it is the solution of truth puzzle `p` within `within`.
-    let drawn_right = |frame: u64, p: &TruthPuzzle, within: f64| -> bool {
+    // Whether a frame draws truth puzzle `p`'s solution (`whole`, or some of its digits)
+    // within `within`.
+    let drawn_right = |frame: u64, p: &TruthPuzzle, within: f64, whole: bool| -> bool {
         seen_at
             .get(&frame)
             .and_then(|s| s.puzzle.as_ref())
             .is_some_and(|s| {
-                s.solution.as_deref() == Some(p.solution.as_str())
+                s.solution
+                    .as_deref()
+                    .is_some_and(|d| drawn_of(d, &p.solution, whole))
                     && corner_error(&s.corners, &p.corners) <= within
             })
     };
@@ -154,10 +173,11 @@ pub fn score(truth: &[TruthFrame], seen: &[SeenFrame]) -> VideoScore {
             score.phantom_frames.push(t.frame);
             continue;
         }
-        let matching = t
-            .puzzles
-            .iter()
-            .find(|p| d.solution.as_deref() == Some(p.solution.as_str()));
+        let matching = t.puzzles.iter().find(|p| {
+            d.solution
+                .as_deref()
+                .is_some_and(|d| drawn_of(d, &p.solution, false))
+        });
         match matching {
             Some(p) => {
                 let e = corner_error(&d.corners, &p.corners);
@@ -189,15 +209,19 @@ pub fn score(truth: &[TruthFrame], seen: &[SeenFrame]) -> VideoScore {
                 id: p.id.clone(),
                 whole_from: None,
                 lock_delay: None,
+                digits_delay: None,
                 after_lock: 0,
                 right_after_lock: 0,
             });
             if p.whole && a.whole_from.is_none() {
                 a.whole_from = Some(t.frame);
             }
-            let right = drawn_right(t.frame, p, RIGHT_PLACE);
+            let right = drawn_right(t.frame, p, RIGHT_PLACE, true);
             let is_locked = locked.entry(p.id.clone()).or_insert(false);
             if let Some(from) = a.whole_from {
+                if a.digits_delay.is_none() && drawn_right(t.frame, p, RIGHT_PLACE, false) {
+                    a.digits_delay = Some(t.frame - from);
+                }
                 if !*is_locked && right {
                     *is_locked = true;
                     a.lock_delay = Some(t.frame - from);
