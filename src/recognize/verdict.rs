@@ -314,7 +314,7 @@ fn refuse_smeared_corrections(verdict: Verdict, smeared: bool) -> Verdict {
 
 /// Readings summed over this many recent frames: enough to outvote a blurred frame, few enough
 /// that the frames read while the camera was still moving are soon forgotten.
-pub const EVIDENCE_FRAMES: u32 = 3;
+const EVIDENCE_FRAMES: u32 = 3;
 /// A reading this sure in every cell that still has no single solution is, after a while,
 /// judged unsolvable or ambiguous.
 pub const SURE: f32 = 0.9;
@@ -917,7 +917,7 @@ pub(crate) mod tests {
         (clues, reading)
     }
 
-    const SEVENTEEN: &str =
+    pub(crate) const SEVENTEEN: &str =
         "000000010400000000020000000000050407008000300001090000300400200050100000000806000";
 
     #[test]

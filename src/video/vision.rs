@@ -23,8 +23,7 @@ use crate::recognize::detect::{self, Detection, Ink, Look};
 use crate::recognize::lines;
 use crate::recognize::read::{DigitReader, GridReading};
 use crate::recognize::verdict::{
-    EVIDENCE_FRAMES, Evidence, Judged, MAX_READING_FRAMES, Status, WrongMarks, agreed_digits,
-    judge_frames,
+    Evidence, Judged, MAX_READING_FRAMES, Status, WrongMarks, agreed_digits, judge_frames,
 };
 use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
 pub use crate::video::known::Known;
@@ -359,9 +358,27 @@ impl Track {
     /// Takes `agreed` (see [`agreed_digits`]) as the digits to draw while the puzzle is read,
     /// as a puzzle numbered `id` when they changed; returns how many ids it used. They are
     /// drawn where the lines read put the grid (`doubtful`: not).
-    fn agree(&mut self, agreed: Option<Judged>, id: u64, doubtful: bool) -> u64 {
+    ///
+    /// Readings that agree on nothing this time (a clue read unsurely on one blurred frame, a
+    /// puzzle just read again) keep the digits agreed on before, unless `reading` shows another
+    /// puzzle or surely another digit where one of their clues is: they follow from those clues
+    /// alone (thumb:image1086 lost them for 6-26 frames at a time).
+    fn agree(
+        &mut self,
+        agreed: Option<Judged>,
+        reading: &GridReading,
+        id: u64,
+        doubtful: bool,
+    ) -> u64 {
         let Some(agreed) = agreed else {
-            self.agreed = None;
+            if self
+                .agreed
+                .as_ref()
+                .is_some_and(|k| replaced(k, reading) || contradicts(k, reading))
+            {
+                tracing::debug!("the digits agreed on no longer hold");
+                self.agreed = None;
+            }
             return 0;
         };
         self.confirmed = !doubtful;
@@ -829,10 +846,11 @@ impl Vision {
                     track.confirmed = false;
                     return Ok(());
                 }
-                if evidence.frames() >= GIVE_UP_READING {
+                if evidence.frames() >= GIVE_UP_READING && track.agreed.is_none() {
                     // Readings that never add up to a puzzle: the grid may have been found a
                     // cell off (a fully filled grid found while partly out of view looks like
-                    // a grid shifted by a column). Find it afresh.
+                    // a grid shifted by a column). Find it afresh. Not while they agree on
+                    // digits (a finger over a needed clue): a grid a column off never does.
                     tracing::debug!(
                         frames = evidence.frames(),
                         "no puzzle in the readings; searching again"
@@ -852,12 +870,8 @@ impl Vision {
                     // Judged without a solution: what every solution agrees on still holds.
                     Some(_) => {}
                     None => {
-                        // A puzzle read again (after such a verdict) keeps its agreed digits
-                        // until there are readings enough to agree on anew.
                         let agreed = agreed_digits(evidence);
-                        if agreed.is_some() || evidence.frames() >= EVIDENCE_FRAMES {
-                            self.next_id += track.agree(agreed, self.next_id, doubtful);
-                        }
+                        self.next_id += track.agree(agreed, &reading, self.next_id, doubtful);
                     }
                 }
                 if let Some(judged) = judged {
@@ -1374,5 +1388,47 @@ mod tests {
         let track = vision.track.as_ref().unwrap();
         assert!(matches!(track.identity, Identity::Reading(_)));
         assert_eq!(view_of(track, &page).state, LiveState::Multiple);
+    }
+
+    #[test]
+    fn digits_agreed_on_stay_through_a_reading_that_agrees_on_nothing_and_go_with_another_puzzle() {
+        let (page, _, _, mut track) = track_on_drawn_grid(false);
+        let clues: Grid = PUZZLE.parse().unwrap();
+        let mut seen = clues;
+        seen.0[0] = 0; // under a thumb
+        seen.0[1] = 0;
+        let agreed = || Judged {
+            clues: seen,
+            solution: crate::solve::forced(&seen, 256),
+            status: Status::Partial,
+            corrections: Vec::new(),
+            margin: None,
+        };
+        assert!(
+            agreed()
+                .solution
+                .is_some_and(|g| g.filled() > seen.filled())
+        );
+        let reading = reading_of(&seen, 0.95);
+        assert_eq!(track.agree(Some(agreed()), &reading, 7, false), 1);
+        assert_eq!(view_of(&track, &page).state, LiveState::Partial);
+        // The same digits again: no new puzzle for the display to render.
+        assert_eq!(track.agree(Some(agreed()), &reading, 8, false), 0);
+        // A blurred reading that agrees on nothing, with a clue in it read unsurely as another
+        // digit: kept.
+        let clue = (0..81).find(|&c| seen.0[c] != 0).unwrap();
+        let mut misread = seen;
+        misread.0[clue] = seen.0[clue] % 9 + 1;
+        track.agree(None, &reading_of(&misread, 0.6), 9, false);
+        assert_eq!(track.agreed.as_ref().map(|k| k.id), Some(7));
+        // The same clue surely read so: the digits built on it go.
+        track.agree(None, &reading_of(&misread, 0.95), 9, false);
+        assert!(track.agreed.is_none());
+        // And so do they when another puzzle is laid in its place.
+        track.agree(Some(agreed()), &reading, 10, false);
+        let other: Grid = crate::recognize::verdict::tests::SEVENTEEN.parse().unwrap();
+        track.agree(None, &reading_of(&other, 0.95), 11, false);
+        assert!(track.agreed.is_none());
+        assert_eq!(view_of(&track, &page).state, LiveState::Reading);
     }
 }

@@ -185,6 +185,12 @@ pub struct Totals {
     pub false_marks: usize,
     pub corner_errors: Vec<f64>,
     pub right_share: f64,
+    /// Frames with a grid whole in view, and of them those with right digits (the whole
+    /// solution or the digits agreed on while a clue is hidden) drawn in the right place.
+    pub whole_frames: usize,
+    pub digits_frames: usize,
+    /// Of them, those with the whole solution drawn in the right place.
+    pub solution_frames: usize,
 }
 
 pub fn totals(pages: &[Page], results: &[ClipResult]) -> Totals {
@@ -201,6 +207,9 @@ pub fn totals(pages: &[Page], results: &[ClipResult]) -> Totals {
         false_marks: 0,
         corner_errors: Vec::new(),
         right_share: 0.0,
+        whole_frames: 0,
+        digits_frames: 0,
+        solution_frames: 0,
     };
     let (mut after, mut right) = (0, 0);
     for r in results {
@@ -218,6 +227,22 @@ pub fn totals(pages: &[Page], results: &[ClipResult]) -> Totals {
             })
             .count();
         t.corner_errors.extend(&r.score.corner_errors);
+        for (seen, truth) in r.run.seen.iter().zip(&r.run.truth) {
+            let Some(p) = truth.puzzles.first().filter(|p| p.whole) else {
+                continue;
+            };
+            let drawn = |whole: bool| {
+                seen.puzzle.as_ref().is_some_and(|s| {
+                    s.solution
+                        .as_deref()
+                        .is_some_and(|d| videos::drawn_of(d, &p.solution, whole))
+                        && videos::corner_error(&s.corners, &p.corners) <= videos::RIGHT_PLACE
+                }) as usize
+            };
+            t.whole_frames += 1;
+            t.digits_frames += drawn(false);
+            t.solution_frames += drawn(true);
+        }
         if let (Some(legible), Some(first)) = (r.run.legible_from, r.score.appearances.first())
             && let (Some(whole), Some(delay)) = (first.whole_from, first.lock_delay)
         {
@@ -278,11 +303,13 @@ impl Totals {
             100.0 * self.error_at(0.99),
             100.0 * self.error_at(1.0),
         ) + &format!(
-            "; locked within 10 frames of whole in view: {} of {}; right digits drawn within 10: {} of {}",
+            "; locked within 10 frames of whole in view: {} of {}; right digits drawn within 10: {} of {}, on {:.1}% of frames whole in view (the whole solution on {:.1}%)",
             self.lock_delays.iter().filter(|&&d| d <= 10).count(),
             self.lock_delays.len() + self.never_locked,
             self.digits_delays.iter().filter(|&&d| d <= 10).count(),
             self.lock_delays.len() + self.never_locked,
+            100.0 * self.digits_frames as f64 / self.whole_frames.max(1) as f64,
+            100.0 * self.solution_frames as f64 / self.whole_frames.max(1) as f64,
         ) + &format!(
             "; first locks {} frames after the first legible frame at median, {} at most, {} of {} within 10",
             self.delays_after_legible
