@@ -549,13 +549,13 @@ const AGREED_SOLUTIONS: usize = 256;
 
 /// While no puzzle is judged yet: the digits every solution of the clues read surely agrees on,
 /// in the cells read surely empty; None when there is no such digit, or the clues read surely
-/// have no solution or too many (more than [`AGREED_SOLUTIONS`]).
+/// have no solution or too many (more than 256).
 ///
 /// Why: a finger or glare over a clue the puzzle needs leaves it with several solutions until
 /// it moves (thumb:image43 held the page for 4 s with a needed clue under the thumb: nothing
 /// drawn for 100 frames). The printed puzzle's solution is one of the solutions of any of its
 /// clues, so where all of those agree it is known, whatever the hidden clue is. Only what each
-/// of the last [`EVIDENCE_FRAMES`] sharp readings read surely ([`AGREED_SURE`]) is built on: a
+/// of the last 3 sharp readings read at least 0.7 surely is built on: a
 /// clue read as another digit would break that, while a clue left out (unsure, hidden) only
 /// leaves more solutions. Cells hidden, or showing a digit of any kind (a clue read unsurely,
 /// somebody's entry), get nothing drawn.

@@ -4,8 +4,10 @@
 //! Per frame, [`Vision::process`] either tracks the grid it already has ([`track`]) or, when
 //! there is none or it was lost, searches the whole frame ([`detect::find_grid`]). A newly
 //! found grid is read every frame and the evidence (log-probabilities per cell) is summed until
-//! one puzzle is clearly the likeliest (see [`judge_frames`]); then it is solved. Solved puzzles are kept,
-//! so one that comes back into view is recognised from a single reading and not solved again.
+//! one puzzle is clearly the likeliest (see [`judge_frames`]); then it is solved. Until then, the
+//! digits every solution of the clues read surely agrees on are drawn ([`agreed_digits`]: a
+//! finger over a clue the puzzle needs). Solved puzzles are kept, so one that comes back into
+//! view is recognised from a single reading and not solved again.
 //! While a puzzle is shown, it is re-read now and then, so that a different puzzle laid in the
 //! same place is noticed.
 
@@ -202,7 +204,7 @@ struct Track {
     /// While an unsolved puzzle is read again: what it was judged (unsolvable, multiple).
     provisional: Option<LiveState>,
     /// While the puzzle is read: the digits every solution of the clues read surely agrees on
-    /// (see [`agreed_digits`]), drawn until the puzzle is judged.
+    /// (see [`agreed_digits`]), drawn until it is solved.
     agreed: Option<Arc<Known>>,
     /// Digits somebody wrote into the grid, as the last reading that showed the puzzle saw them.
     entries: Grid,
@@ -1014,39 +1016,31 @@ fn held_to_print(track: &Track, quad: &Quad, gray: &Mat) -> bool {
 fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
     let quad = track::quad_of(&track.image_from_grid);
     match &track.identity {
-        Identity::Reading(evidence) => PuzzleView {
-            quad,
-            clues: evidence.clues(),
-            state: match track.agreed {
-                Some(_) => LiveState::Partial,
-                None => track.provisional.unwrap_or(LiveState::Reading),
-            },
-            solved: track
-                .agreed
-                .clone()
-                .filter(|_| held_to_print(track, &quad, gray)),
-            entries: Grid::EMPTY,
-            wrong: Grid::EMPTY,
-            covered: evidence.covered(),
-        },
-        Identity::Known(known) if known.solution.is_none() && track.agreed.is_some() => {
+        Identity::Reading(evidence) => {
+            let (state, solved) = unsolved_view(
+                track,
+                &quad,
+                gray,
+                track.provisional.unwrap_or(LiveState::Reading),
+            );
             PuzzleView {
                 quad,
-                clues: known.clues,
-                state: LiveState::Partial,
-                solved: track
-                    .agreed
-                    .clone()
-                    .filter(|_| held_to_print(track, &quad, gray)),
+                clues: evidence.clues(),
+                state,
+                solved,
                 entries: Grid::EMPTY,
                 wrong: Grid::EMPTY,
-                covered: false,
+                covered: evidence.covered(),
             }
         }
         Identity::Known(known) => {
-            let state = LiveState::of(known.status);
-            let solved = (known.solution.is_some() && held_to_print(track, &quad, gray))
-                .then(|| known.clone());
+            let (state, solved) = match known.solution {
+                Some(_) => (
+                    LiveState::of(known.status),
+                    held_to_print(track, &quad, gray).then(|| known.clone()),
+                ),
+                None => unsolved_view(track, &quad, gray, LiveState::of(known.status)),
+            };
             PuzzleView {
                 quad,
                 clues: known.clues,
@@ -1057,6 +1051,23 @@ fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
                 covered: false,
             }
         }
+    }
+}
+
+/// A puzzle with no solution yet: `state` and nothing drawn, or, while the readings agree on
+/// digits (a finger over a needed clue), [`LiveState::Partial`] and those digits.
+fn unsolved_view(
+    track: &Track,
+    quad: &Quad,
+    gray: &Mat,
+    state: LiveState,
+) -> (LiveState, Option<Arc<Known>>) {
+    match &track.agreed {
+        Some(agreed) => (
+            LiveState::Partial,
+            held_to_print(track, quad, gray).then(|| agreed.clone()),
+        ),
+        None => (state, None),
     }
 }
 
