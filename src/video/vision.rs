@@ -709,6 +709,7 @@ impl Vision {
         let Some(found) = found.filter(|d| {
             let cell = tracked.mean_side() / 9.0;
             d.quad.turned_like(&tracked).max_corner_distance(&tracked) > ELSEWHERE_CELLS * cell
+                && !a_box_of(&track.image_from_grid, &d.quad)
         }) else {
             return Ok(());
         };
@@ -893,6 +894,35 @@ impl Vision {
         }
         Ok(())
     }
+}
+
+/// How far (share of the grid's side) a corner of a quad found inside the tracked grid may lie
+/// from a corner of one of its boxes for the quad to be that box.
+const ON_BOX_CORNER: f64 = 0.04;
+
+/// Whether `quad` outlines one 3x3 box of the grid at `image_from_grid`: each corner on a corner
+/// of the same box. A box is a small grid of its own (a thick border, lines across), and on a
+/// frame blurred by the camera's motion it can frame "more clearly" than the whole grid: the
+/// search again took `handheld:01_01`'s middle-right box for the grid, and read it for 4 frames.
+fn a_box_of(image_from_grid: &Homography, quad: &Quad) -> bool {
+    let Some(grid_from_image) = image_from_grid.inverse() else {
+        return false;
+    };
+    let corners = quad.0.map(|c| grid_from_image.apply(c));
+    let (x0, y0) = corners
+        .iter()
+        .fold((f64::MAX, f64::MAX), |(x, y), c| (x.min(c[0]), y.min(c[1])));
+    let origin = [(x0 * 3.0).round() / 3.0, (y0 * 3.0).round() / 3.0];
+    let inside = (0.0..=2.0 / 3.0 + ON_BOX_CORNER).contains(&origin[0])
+        && (0.0..=2.0 / 3.0 + ON_BOX_CORNER).contains(&origin[1]);
+    let box_corners = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]
+        .map(|[u, v]| [origin[0] + u / 3.0, origin[1] + v / 3.0]);
+    inside
+        && corners.iter().all(|c| {
+            box_corners
+                .iter()
+                .any(|b| distance(*c, *b) <= ON_BOX_CORNER)
+        })
 }
 
 /// A grid found again this much more clearly (`Detection::score`) than the track was found by,
@@ -1399,6 +1429,52 @@ mod tests {
         let track = vision.track.as_ref().unwrap();
         assert!(matches!(track.identity, Identity::Reading(_)));
         assert_eq!(view_of(track, &page).state, LiveState::Multiple);
+    }
+
+    #[test]
+    fn a_box_of_the_grid_is_not_taken_for_a_grid_elsewhere() {
+        let grid = Quad([
+            [100.0, 100.0],
+            [400.0, 110.0],
+            [410.0, 400.0],
+            [95.0, 405.0],
+        ]);
+        let image_from_grid = Homography::from_quads(&Quad::UNIT, &grid).unwrap();
+        let in_grid = |q: [[f64; 2]; 4]| Quad(q.map(|p| image_from_grid.apply(p)));
+        let third = 1.0 / 3.0;
+        // The middle-right box, its corners a little off (a blurred frame).
+        let middle_right = in_grid([
+            [2.0 * third + 0.01, third],
+            [1.0, third - 0.01],
+            [1.0 - 0.01, 2.0 * third],
+            [2.0 * third, 2.0 * third + 0.01],
+        ]);
+        assert!(a_box_of(&image_from_grid, &middle_right));
+        assert!(a_box_of(
+            &image_from_grid,
+            &in_grid([[0.0, 0.0], [third, 0.0], [third, third], [0.0, third]])
+        ));
+        // The grid itself, the grid a column off, and a box-sized quad across two boxes: not.
+        assert!(!a_box_of(&image_from_grid, &grid));
+        let ninth = 1.0 / 9.0;
+        assert!(!a_box_of(
+            &image_from_grid,
+            &in_grid([
+                [ninth, 0.0],
+                [1.0 + ninth, 0.0],
+                [1.0 + ninth, 1.0],
+                [ninth, 1.0]
+            ])
+        ));
+        assert!(!a_box_of(
+            &image_from_grid,
+            &in_grid([
+                [third / 2.0, 0.0],
+                [third * 1.5, 0.0],
+                [third * 1.5, third],
+                [third / 2.0, third]
+            ])
+        ));
     }
 
     #[test]
