@@ -77,21 +77,26 @@ pub(super) fn still_shows(known: &Known, reading: &GridReading) -> bool {
             && differing(known, &reading.all_printed()) <= STILL_SHOWS_DIFFERING)
 }
 
-/// Whether a reading surely shows another printed digit where `known` has a clue: no entry
-/// can be written over a printed clue, so the puzzle was misread. Cells read hidden (a finger,
-/// glare) or smeared are passed over, and so are clues read as empty or as handwriting.
+/// Whether a reading surely shows another digit, in whichever style, where `known` has a clue:
+/// no entry can be written over a printed clue, so the puzzle was misread. Cells read hidden (a
+/// finger, glare) or smeared are passed over, and so are clues read as empty.
 ///
 /// Why: two frames that read a 1 as 3 and a 6 as 8 the same way as the page slid in
 /// (handheld:image43, `NOISE_SEED=11`) gave a puzzle with one solution, the wrong one; every
 /// later sharp reading differed in just those two cells, which [`still_shows`] allows, and the
-/// wrong digits stayed drawn for the rest of the clip.
+/// wrong digits stayed drawn for the rest of the clip. Whichever style: a puzzle judged with
+/// the handwritten entries taken as printed (only then one solution) on one smeared frame of
+/// a hand-filled page had a handwritten 2 read as 5 (thumb:01_31, `NOISE_SEED=21`, `--set 1`);
+/// later frames read it surely as a handwritten 2, which the printed clues alone do not show.
 pub(super) fn contradicts(known: &Known, reading: &GridReading) -> bool {
     reading.0.iter().zip(known.clues.0).any(|(r, clue)| {
-        let best = argmax(&r.as_clue);
+        // The digit seen, whichever style: a clue the puzzle was judged with (handwritten
+        // entries taken as printed, when only then it had one solution) can be misread too.
+        let best = argmax(&r.probabilities);
         clue != 0
             && best != 0
             && best != clue as usize
-            && r.as_clue[best] >= SURE
+            && r.probabilities[best] >= SURE
             && !r.hidden
             && !r.smeared
     })
@@ -185,5 +190,11 @@ mod tests {
         let mut entry = clues;
         entry.0[2] = 4;
         assert!(!contradicts(&known, &reading_of(&entry, 0.97)));
+        // A 3 read as handwritten where the puzzle has its 5 (judged with the entries taken as
+        // printed, the 5 a misread entry): whichever style, another digit.
+        let mut written = reading_of(&other, 0.97);
+        written.0[0].handwritten = true;
+        written.0[0].as_clue = reading_of(&Grid::EMPTY, 0.97).0[0].as_clue;
+        assert!(contradicts(&known, &written));
     }
 }
