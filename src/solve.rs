@@ -599,6 +599,16 @@ mod tests {
             .collect()
     }
 
+    /// A fixed pseudo-random sequence (xorshift64) from `seed`.
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        }
+    }
+
     /// A plain backtracking count of solutions (up to 2), independent of the band logic.
     fn brute_force_count(puzzle: &mut Grid, limit: usize) -> usize {
         let Some(cell) = puzzle.0.iter().position(|&d| d == 0) else {
@@ -641,13 +651,7 @@ mod tests {
         // fixed pseudo-random order, and some clues changed to break it. The brute force count
         // is the independent truth for "unique", "several" and "none".
         let solution = solve(&puzzles(include_str!("../tests/puzzles/top95.txt"))[3]).unwrap();
-        let mut state = 0x2545F4914F6CDD1Du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x2545F4914F6CDD1D);
         let mut outcomes = [0usize; 3];
         for _ in 0..150 {
             let mut puzzle = solution;
@@ -655,7 +659,7 @@ mod tests {
             while puzzle.filled() > keep {
                 puzzle.0[(next() % 81) as usize] = 0;
             }
-            if next() % 3 == 0 {
+            if next().is_multiple_of(3) {
                 let cell = (next() % 81) as usize;
                 puzzle.0[cell] = (next() % 9) as u8 + 1;
             }
@@ -709,15 +713,10 @@ mod tests {
     #[test]
     fn the_digits_forced_in_every_solution_agree_with_brute_force() {
         // Published puzzles' solutions blanked down to about 30 clues with one solution, in a
-        // fixed pseudo-random order, then one or two clues taken away (a finger over them): a few solutions, and the
-        // cells they all agree on, counted independently by plain backtracking.
-        let mut state = 0x9E3779B97F4A7C15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        // fixed pseudo-random order, then one or two clues taken away (a finger over them): a
+        // few solutions, and the cells they all agree on, counted independently by plain
+        // backtracking.
+        let mut next = xorshift(0x9E3779B97F4A7C15);
         let mut outcomes = (0, 0);
         for puzzle in puzzles(include_str!("../tests/puzzles/top95.txt"))
             .iter()

@@ -90,8 +90,6 @@ pub(super) fn still_shows(known: &Known, reading: &GridReading) -> bool {
 /// later frames read it surely as a handwritten 2, which the printed clues alone do not show.
 pub(super) fn contradicts(known: &Known, reading: &GridReading) -> bool {
     reading.0.iter().zip(known.clues.0).any(|(r, clue)| {
-        // The digit seen, whichever style: a clue the puzzle was judged with (handwritten
-        // entries taken as printed, when only then it had one solution) can be misread too.
         let best = argmax(&r.probabilities);
         clue != 0
             && best != 0
