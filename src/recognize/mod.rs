@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use opencv::core::Mat;
 
 use crate::error::Result;
-use crate::geometry::{Quad, distance};
+use crate::geometry::{Homography, Quad, distance};
 use crate::raster::GrayView;
 use read::{DigitReader, GridReading};
 
@@ -86,36 +86,13 @@ pub fn recognize(
     times: &mut RecognizeTimes,
 ) -> Result<Recognition> {
     let start = Instant::now();
-    // The cells are cut along whatever lines were followed; a corner of the outline is taken
-    // from the lines where both border lines through it were seen. Where one was not (a border
-    // next to a dark table or a screen's bezel, or at the paper's edge), the lines place it from
-    // the lines inside it, and the corner given is kept if it agrees with that; if it is
-    // further off (found on the first inner line, say), the lines' corner is taken: the
-    // overlay would otherwise be drawn that far off while the cells read right.
-    let (rectified, quad, on_lines) = match cells::rectify_along_lines(gray, quad)? {
-        Some(fitted) => {
-            let (corners, on_lines) = outline(&fitted.quad, fitted.border_seen, quad);
-            // A border not seen where the corners given put it may have been beyond the lines'
-            // reach (the corners far off): follow the lines once more from where they put it.
-            // So may a border they saw but only reached part of the way to (the corners given
-            // half a cell off on a small grid): they put it nearer, and followed again from
-            // there, where it is.
-            let refollow = moved_on_unseen_border(&corners, quad, fitted.border_seen)
-                || (follow == Follow::AgainIfMoved
-                    && corners.max_corner_distance(quad)
-                        > REFOLLOW_SEEN * corners.mean_side() / 9.0);
-            match refollow
-                .then(|| cells::rectify_along_lines(gray, &corners))
-                .transpose()?
-                .flatten()
-            {
-                Some(again) => {
-                    let (again_corners, on_lines) =
-                        outline(&again.quad, again.border_seen, &corners);
-                    (again.rectified, again_corners, on_lines)
-                }
-                None => (fitted.rectified, corners, on_lines),
-            }
+    let (rectified, quad, on_lines) = match cut_along_lines(gray, quad, follow)? {
+        Some(cut) => {
+            let cut = match beyond_unseen_border(gray, &cut)? {
+                Some(wider) => wider,
+                None => cut,
+            };
+            (cut.rectified, cut.quad, cut.on_lines)
         }
         None => (cells::rectify(gray, quad)?, *quad, false),
     };
@@ -155,6 +132,123 @@ pub fn recognize(
     }
     times.read = start.elapsed();
     Ok(recognition)
+}
+
+/// A grid cut along its followed lines: the cells, the outline (see [`outline`]), whether any
+/// corner of it is the lines', and which border lines were seen (top, right, bottom, left).
+struct Cut {
+    rectified: Mat,
+    quad: Quad,
+    on_lines: bool,
+    border_seen: [bool; 4],
+}
+
+/// The grid whose corners are given as `quad`, cut along the lines followed from them; None
+/// when they can't be followed.
+///
+/// A corner of the outline is taken from the lines where both border lines through it were
+/// seen. Where one was not (a border next to a dark table or a screen's bezel, or at the
+/// paper's edge), the lines place it from the lines inside it, and the corner given is kept if
+/// it agrees with that; if it is further off (found on the first inner line, say), the lines'
+/// corner is taken: the overlay would otherwise be drawn that far off while the cells read
+/// right.
+fn cut_along_lines(gray: &Mat, quad: &Quad, follow: Follow) -> Result<Option<Cut>> {
+    let Some(fitted) = cells::rectify_along_lines(gray, quad)? else {
+        return Ok(None);
+    };
+    let (corners, on_lines) = outline(&fitted.quad, fitted.border_seen, quad);
+    // A border not seen where the corners given put it may have been beyond the lines' reach
+    // (the corners far off): follow the lines once more from where they put it. So may a
+    // border they saw but only reached part of the way to (the corners given half a cell off
+    // on a small grid): they put it nearer, and followed again from there, where it is.
+    let refollow = moved_on_unseen_border(&corners, quad, fitted.border_seen)
+        || (follow == Follow::AgainIfMoved
+            && corners.max_corner_distance(quad) > REFOLLOW_SEEN * corners.mean_side() / 9.0);
+    if refollow && let Some(again) = cells::rectify_along_lines(gray, &corners)? {
+        let (again_corners, on_lines) = outline(&again.quad, again.border_seen, &corners);
+        return Ok(Some(Cut {
+            rectified: again.rectified,
+            quad: again_corners,
+            on_lines,
+            border_seen: again.border_seen,
+        }));
+    }
+    Ok(Some(Cut {
+        rectified: fitted.rectified,
+        quad: corners,
+        on_lines,
+        border_seen: fitted.border_seen,
+    }))
+}
+
+/// How much more clearly ([`detect::grid_score`]) an outline a cell wider must frame a grid
+/// than the one cut short to be taken over it.
+const WIDER_CLEARER_BY: f64 = 0.05;
+
+/// Where a border line was not seen, the outline may have been cut a cell short (the border
+/// washed out by light, or outlined along the first inner line beside a finger): the lines
+/// inside then agree with it, and the grid is drawn a cell off there while its cells read
+/// right (thumb:image13 under NOISE_SEED=21 and 28, a corner a cell in). The lines are followed
+/// again from the side's corners, or either of them, a cell further out; taken when they see
+/// that border there and frame the grid more clearly than before.
+fn beyond_unseen_border(gray: &Mat, cut: &Cut) -> Result<Option<Cut>> {
+    if cut.border_seen.iter().all(|&seen| seen) {
+        return Ok(None);
+    }
+    let Some(image_from_grid) = Homography::from_quads(&Quad::UNIT, &cut.quad) else {
+        return Ok(None);
+    };
+    let mut score = None;
+    for side in (0..4).filter(|&side| !cut.border_seen[side]) {
+        // The side's two corners (indices into the quad: top-left, top-right, bottom-right,
+        // bottom-left) and the way out of the grid across it, in grid units.
+        let (ends, out) = match side {
+            0 => ([0, 1], [0.0, -1.0]),
+            1 => ([1, 2], [1.0, 0.0]),
+            2 => ([2, 3], [0.0, 1.0]),
+            _ => ([3, 0], [-1.0, 0.0]),
+        };
+        for moved in [&ends[..], &ends[..1], &ends[1..]] {
+            let mut wider = cut.quad;
+            for &corner in moved {
+                let [u, v] = Quad::UNIT.0[corner];
+                wider.0[corner] = image_from_grid.apply([u + out[0] / 9.0, v + out[1] / 9.0]);
+            }
+            let Some(fitted) = cells::rectify_along_lines(gray, &wider)? else {
+                continue;
+            };
+            let sees_more = fitted.border_seen[side]
+                && (0..4).all(|s| fitted.border_seen[s] || !cut.border_seen[s]);
+            if !sees_more {
+                continue;
+            }
+            let (corners, _) = outline(&fitted.quad, fitted.border_seen, &wider);
+            let before = match score {
+                Some(before) => before,
+                None => *score.insert(detect::grid_score(gray, &cut.quad, detect::Look::Only)?),
+            };
+            let after = detect::grid_score(gray, &corners, detect::Look::Only)?;
+            tracing::trace!(
+                side,
+                before,
+                after,
+                "lines followed a cell beyond an unseen border"
+            );
+            if after >= before + WIDER_CLEARER_BY {
+                tracing::debug!(
+                    side,
+                    "a border not seen lay a cell further out: cut from there"
+                );
+                return Ok(Some(Cut {
+                    rectified: fitted.rectified,
+                    quad: corners,
+                    on_lines: true,
+                    border_seen: fitted.border_seen,
+                }));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// A cell beside a hidden stretch of line is read this much less surely (its probabilities
@@ -233,6 +327,59 @@ fn needs_turning(reading: &GridReading) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use opencv::core::{Rect, Scalar};
+    use opencv::imgproc;
+
+    /// A page with a grid whose left border is washed out (painted over in paper white) from
+    /// `from` (share of the side, from the top) down, its right corners and outline.
+    fn washed_left_border(from: f64) -> (Mat, Quad) {
+        let (x, y, side) = (150, 80, 324);
+        let mut page = detect::tests::drawn_grid(640, 480, x, y, side);
+        let top = y + (from * side as f64) as i32;
+        let rect = Rect::new(x - 4, top, 8, y + side + 4 - top);
+        imgproc::rectangle(&mut page, rect, Scalar::all(235.0), -1, imgproc::LINE_8, 0).unwrap();
+        let (x, y, side) = (x as f64, y as f64, side as f64);
+        let right = Quad([[x, y], [x + side, y], [x + side, y + side], [x, y + side]]);
+        (page, right)
+    }
+
+    #[test]
+    fn an_outline_cut_a_cell_short_at_an_unseen_border_is_cut_from_a_cell_further_out() {
+        // The border washed out below its top third; the outline found along the first inner
+        // line at the bottom-left corner, a cell (36 px) in, and the lines inside agreeing with
+        // it (as on a blurred frame, where they were followed along the strokes beside).
+        let (page, right) = washed_left_border(0.3);
+        let mut short = right;
+        short.0[3][0] += 36.0;
+        let cut = Cut {
+            rectified: Mat::default(),
+            quad: short,
+            on_lines: true,
+            border_seen: [true, true, true, false],
+        };
+        let wider = beyond_unseen_border(&page, &cut)
+            .unwrap()
+            .expect("cut further out");
+        assert!(wider.border_seen[3]);
+        // Within a sixth of a cell: the washed-out stretch gives the border line nothing to
+        // sit on below the top third.
+        assert!(
+            wider.quad.max_corner_distance(&right) < 6.0,
+            "{:?}",
+            wider.quad
+        );
+    }
+
+    #[test]
+    fn an_outline_at_a_border_washed_out_all_along_is_not_moved_past_it() {
+        let (page, right) = washed_left_border(0.0);
+        let cut = cut_along_lines(&page, &right, Follow::Once)
+            .unwrap()
+            .unwrap();
+        assert!(!cut.border_seen[3]);
+        assert!(cut.quad.max_corner_distance(&right) < 3.0);
+        assert!(beyond_unseen_border(&page, &cut).unwrap().is_none());
+    }
 
     const LINES: Quad = Quad([
         [100.0, 100.0],
