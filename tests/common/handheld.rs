@@ -146,15 +146,7 @@ pub fn run_all(pages: &[Page], threads: usize, only: Option<&str>) -> Vec<ClipRe
                         i
                     };
                     let Some(clip) = clips.get(i) else { break };
-                    let reader = super::pipeline_reader();
-                    let camera = Camera::new(pages, clip).expect("camera");
-                    let run = camera::run(reader, &camera);
-                    let score = videos::score(&run.truth, &run.seen);
-                    let result = ClipResult {
-                        clip: clip.clone(),
-                        score,
-                        run,
-                    };
+                    let result = run_clip(pages, clip);
                     eprintln!("{}", result.line());
                     results.lock().unwrap().push((i, result));
                 }
@@ -164,6 +156,19 @@ pub fn run_all(pages: &[Page], threads: usize, only: Option<&str>) -> Vec<ClipRe
     let mut results = results.into_inner().unwrap();
     results.sort_by_key(|(i, _)| *i);
     results.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Runs one clip with a reader of its own, and scores it.
+pub fn run_clip(pages: &[Page], clip: &Clip) -> ClipResult {
+    let reader = super::pipeline_reader();
+    let camera = Camera::new(pages, clip).expect("camera");
+    let run = camera::run(reader, &camera);
+    let score = videos::score(&run.truth, &run.seen);
+    ClipResult {
+        clip: clip.clone(),
+        score,
+        run,
+    }
 }
 
 /// Figures over all clips.
