@@ -301,7 +301,8 @@ fn clues_read_surely(clues: &Grid, evidence: &Sums) -> bool {
 /// puzzle solved on one frame needs. Where one is not, the decoder's margin says only that the
 /// other digits there leave no puzzle with one solution, and a misread clue in a puzzle of 25
 /// or more still leaves one: thumb:image44 (set 1) was solved on the first frame it was read
-/// in with a 3 read as 2 at 0.34, and drawn wrong for 14 frames. On the simulated hand-held
+/// in with a 3 read as 2 at 0.34, and drawn wrong until a re-check 15 frames later caught the
+/// clue (a start over from another outline had hidden that by chance). On the simulated hand-held
 /// sets, 5 of 25 puzzles solved on one frame had such a clue (0.34-0.44, all others 0.51 or
 /// more); they wait for the next frame.
 fn clues_better_than_even(clues: &Grid, evidence: &Sums) -> bool {
