@@ -79,6 +79,34 @@ fn solve_reads_a_file_and_names_a_missing_one() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout).trim().len(), 81);
 
+    // One puzzle typed as the argument instead of a file's name.
+    let out = sudoku_ar(
+        &[
+            "solve",
+            "000000010400000000020000000000050407008000300001090000300400200050100000000806000",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout).trim(),
+        "693784512487512936125963874932651487568247391741398625319475268856129743274836159"
+    );
+    let out = sudoku_ar(
+        &[
+            "solve",
+            "..9.287..8.6..4..5..3.....46.........2.71345.........23.....5..9..4..8.7..125.3..",
+        ],
+        "",
+    );
+    assert_eq!(text(&out.stdout).trim(), "the puzzle given:1: no solution");
+    let out = sudoku_ar(&["solve", "000000010400"], "");
+    assert_eq!(
+        text(&out.stdout).trim(),
+        "the puzzle given:1: expected 81 cells, found 12"
+    );
+    assert_eq!(out.status.code(), Some(1));
+
     let out = sudoku_ar(&["solve", "/no/such/puzzles.txt"], "");
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);

@@ -38,8 +38,8 @@ pub enum Command {
 
 #[derive(clap::Args, Debug)]
 pub struct SolveArgs {
-    /// File with one puzzle per line; reads standard input when left out. Blank lines and lines
-    /// starting with # are skipped.
+    /// File with one puzzle per line, or one puzzle typed as its 81 cells; reads standard input
+    /// when left out. Blank lines and lines starting with # are skipped.
     pub file: Option<PathBuf>,
 }
 

@@ -9,15 +9,21 @@ use sudoku_ar::grid::Grid;
 use sudoku_ar::solve::solve;
 
 pub fn run(file: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let input: Box<dyn BufRead> = match file {
-        Some(path) => {
+    let (input, name): (Box<dyn BufRead>, String) = match (file, file.and_then(typed)) {
+        (_, Some(puzzle)) => (
+            Box::new(std::io::Cursor::new(puzzle)),
+            "the puzzle given".to_string(),
+        ),
+        (Some(path), None) => {
             let f = std::fs::File::open(path)
                 .with_context(|| format!("cannot read {}", path.display()))?;
-            Box::new(std::io::BufReader::new(f))
+            (
+                Box::new(std::io::BufReader::new(f)),
+                path.display().to_string(),
+            )
         }
-        None => Box::new(std::io::stdin().lock()),
+        (None, None) => (Box::new(std::io::stdin().lock()), "stdin".to_string()),
     };
-    let name = file.map_or_else(|| "stdin".to_string(), |p| p.display().to_string());
     let mut out = std::io::stdout().lock();
     let mut failed = 0;
     for (number, line) in input.lines().enumerate() {
@@ -43,4 +49,13 @@ pub fn run(file: Option<&Path>) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// The argument as a puzzle typed on the command line (`sudoku-ar solve 53..7....`): digits
+/// and dots only, where no file of that name exists (a cell too few is then said so, not "no
+/// such file").
+fn typed(argument: &Path) -> Option<String> {
+    let text = argument.to_str()?.trim();
+    let cells = !text.is_empty() && text.chars().all(|c| c.is_ascii_digit() || c == '.');
+    (cells && !argument.exists()).then(|| text.to_string())
 }
