@@ -879,22 +879,41 @@ pub(crate) mod tests {
     pub(crate) const PUZZLE: &str =
         "530070000600195000098000060800060003400803001700020006060000280000419005000080079";
 
+    /// `clues` with clues taken away in turn, from the last, until the rest have more than one
+    /// solution, and the cell of the last one taken: a clue the puzzle needs.
+    fn without_a_needed_clue(clues: &Grid) -> (Grid, usize) {
+        let mut seen = *clues;
+        let under = (0..81)
+            .rev()
+            .filter(|&c| clues.0[c] != 0)
+            .find(|&c| {
+                seen.0[c] = 0;
+                solve(&seen).is_err()
+            })
+            .expect("some clue is needed");
+        (seen, under)
+    }
+
+    /// A clue of `clues` and another digit that, put there instead, still leave one solution.
+    fn other_digit_with_one_solution(clues: &Grid) -> (usize, u8) {
+        (0..81)
+            .filter(|&c| clues.0[c] != 0)
+            .flat_map(|c| (1..=9u8).map(move |d| (c, d)))
+            .find(|&(c, d)| {
+                let mut other = *clues;
+                other.0[c] = d;
+                d != clues.0[c] && solve(&other).is_ok()
+            })
+            .expect("some other digit in a clue leaves one solution")
+    }
+
     #[test]
     fn while_a_clue_the_puzzle_needs_is_hidden_the_digits_all_its_solutions_agree_on_are_drawn() {
         let clues: Grid = PUZZLE.parse().unwrap();
         let solution = solve(&clues).unwrap();
         // Clues taken away in turn until the rest have more than one solution: the last one
         // lies under a finger, the others read (surely) as empty.
-        let mut seen = clues;
-        let mut under = None;
-        for cell in (0..81).rev().filter(|&c| clues.0[c] != 0) {
-            seen.0[cell] = 0;
-            if solve(&seen).is_err() {
-                under = Some(cell);
-                break;
-            }
-        }
-        let under = under.expect("some clue is needed");
+        let (seen, under) = without_a_needed_clue(&clues);
         let mut reading = reading_of(&seen, 0.95);
         reading.0[under] = reading.0[under].hidden(HIDDEN_CELL_POWER);
         let mut evidence = Evidence::new();
@@ -1052,24 +1071,8 @@ pub(crate) mod tests {
         // corner of the fingertip over it), and another digit there would make the clues in
         // view a puzzle with one solution (thumb:image1086, NOISE_SEED=33: a 6 "corrected" to 8).
         let clues: Grid = PUZZLE.parse().unwrap();
-        let mut seen = clues;
-        let under = (0..81)
-            .rev()
-            .filter(|&c| clues.0[c] != 0)
-            .find(|&c| {
-                seen.0[c] = 0;
-                solve(&seen).is_err()
-            })
-            .expect("some clue is needed");
-        let (beside, invented) = (0..81)
-            .filter(|&c| seen.0[c] != 0)
-            .flat_map(|c| (1..=9u8).map(move |d| (c, d)))
-            .find(|&(c, d)| {
-                let mut other = seen;
-                other.0[c] = d;
-                d != seen.0[c] && solve(&other).is_ok()
-            })
-            .expect("some clue in view, changed, makes the puzzle unique");
+        let (seen, under) = without_a_needed_clue(&clues);
+        let (beside, invented) = other_digit_with_one_solution(&seen);
         let mut reading = reading_of(&seen, 0.95);
         let mut torn = [0.05 / 8.0; CLASSES];
         torn[seen.0[beside] as usize] = 0.6;
@@ -1099,15 +1102,7 @@ pub(crate) mod tests {
         // A clue misread as another digit that still leaves one solution (thumb:image44: a 3
         // read as 2 at 0.34).
         let clues: Grid = PUZZLE.parse().unwrap();
-        let (cell, misread) = (0..81)
-            .filter(|&c| clues.0[c] != 0)
-            .flat_map(|c| (1..=9u8).map(move |d| (c, d)))
-            .find(|&(c, d)| {
-                let mut other = clues;
-                other.0[c] = d;
-                d != clues.0[c] && solve(&other).is_ok()
-            })
-            .expect("some misread clue leaves one solution");
+        let (cell, misread) = other_digit_with_one_solution(&clues);
         let mut wrong = clues;
         wrong.0[cell] = misread;
         let mut first = reading_of(&clues, 0.99);

@@ -579,11 +579,9 @@ impl Vision {
             // Detection orders corners by the picture, the track by the puzzle (it may be turned).
             let tracked = track::quad_of(&track.image_from_grid);
             let cell = tracked.mean_side() / 9.0;
-            let clearer = match found {
-                Some(d) => clearer_in_another_shape(track, &d, &tracked, outline.gray)?,
-                None => false,
-            };
-            if let Some(found) = found.filter(|_| clearer) {
+            if let Some(found) = found
+                && clearer_in_another_shape(track, &found, &tracked, outline.gray)?
+            {
                 tracing::debug!(
                     found = found.score,
                     before = track.found_score,
