@@ -25,6 +25,10 @@ const BORDER_BETTER: f64 = 0.5;
 /// lie: lines inside that disagree among themselves (followed onto digits on a blurred frame)
 /// put the border nowhere in particular, and nothing is changed on their word.
 const BORDER_FIT: f64 = 0.05;
+/// How far apart (share of a cell) the two readings must lie somewhere for the table-side one to
+/// be taken: it is there to stop a bend out onto a table, not to place a border within its own
+/// width (on a tinted page it lay 1 px inside all along, and a corner moved 0.3 -> 0.8%).
+const BORDER_BEND: f64 = 0.06;
 /// How dark, against the line, the far outside must be for `Sides::Border`'s table: at least
 /// this share of the near outside's darkness (a table goes on; a thick line's other half or a
 /// tinted page's step does not).
@@ -351,7 +355,8 @@ fn ordered(found: &mut [Option<Path>; 10], cell: f64) {
 /// Whether `other`, a second reading of the border line `outer`, lies clearly nearer than the
 /// one in `found` to where the four lines inside it put the border (a straight line fitted, strip
 /// by strip, through their offsets and carried on: cells are evenly spaced), by at least
-/// [`BORDER_BETTER`] pixels on average over the strips. Which of the two ridge rules fits a
+/// [`BORDER_BETTER`] pixels on average over the strips, lies near it ([`BORDER_FIT`]), and
+/// bends away from the plain reading somewhere ([`BORDER_BEND`]). Which of the two ridge rules fits a
 /// border differs with what lies beyond it: a darker table right at the paper's edge
 /// (`Sides::Border`), or a tinted page around a grid whose cells are printed white, the border
 /// blurred into the tint (`Sides::Both`); the cells' even spacing tells them apart where the
@@ -383,7 +388,10 @@ fn in_step_better(found: &[Option<Path>; 10], outer: usize, other: Path, cell: f
     };
     let misfit = |path: &Path| (0..9).map(|j| (path[j] - predicted(j)).abs()).sum::<f64>() / 9.0;
     let fit = misfit(&other);
-    fit <= BORDER_FIT * cell && fit + BORDER_BETTER < misfit(&current)
+    let bend = (0..9)
+        .map(|j| (other[j] - current[j]).abs())
+        .fold(0.0, f64::max);
+    bend >= BORDER_BEND * cell && fit <= BORDER_FIT * cell && fit + BORDER_BETTER < misfit(&current)
 }
 
 /// Whether the border line `outer` is where the lines inside it place it, to within
@@ -676,6 +684,11 @@ mod tests {
         let mut slightly = [0.0; 9];
         slightly[0] = 4.5;
         assert!(!in_step_better(&found, 0, slightly, 32.0));
+        // Nor one that lies 1 px apart all along, though nearer by 1 px: that is where within
+        // its own width a border is placed (a tinted page), which the plain reading does better.
+        let mut within = found;
+        within[0] = Some([-1.5; 9]);
+        assert!(!in_step_better(&within, 0, [-0.5; 9], 32.0));
         // The bottom border is judged from lines 5-8 the same way.
         let mut bottom = straight(std::array::from_fn(|k| Some(0.2 * k as f64)));
         bottom[9] = Some(off.map(|v| v + 1.8));
