@@ -319,7 +319,8 @@ fn follow_line(
         let sub = if o > 0 && o + 1 < width {
             // Placed within the pixel by the line's own ridge, darker than each side: a
             // border's neighbours counted as no line (see `Sides::Border`) would pull it
-            // toward them (Kubiesa's corners, median error 0.53 -> 0.75% of the side).
+            // toward them (taken on every border, it put Kubiesa's corners 0.53 -> 0.75% of
+            // the side off at the median).
             let own = match sides {
                 Sides::Border { .. } => Sides::Both,
                 other => other,
@@ -355,8 +356,8 @@ fn ordered(found: &mut [Option<Path>; 10], cell: f64) {
 /// Whether `other`, a second reading of the border line `outer`, lies clearly nearer than the
 /// one in `found` to where the four lines inside it put the border (a straight line fitted, strip
 /// by strip, through their offsets and carried on: cells are evenly spaced), by at least
-/// [`BORDER_BETTER`] pixels on average over the strips, lies near it ([`BORDER_FIT`]), and
-/// bends away from the plain reading somewhere ([`BORDER_BEND`]). Which of the two ridge rules fits a
+/// [`BORDER_BETTER`] pixels on average over the strips, lies near it ([`BORDER_FIT`]), and bends
+/// away from the plain reading somewhere ([`BORDER_BEND`]). Which of the two ridge rules fits a
 /// border differs with what lies beyond it: a darker table right at the paper's edge
 /// (`Sides::Border`), or a tinted page around a grid whose cells are printed white, the border
 /// blurred into the tint (`Sides::Both`); the cells' even spacing tells them apart where the
@@ -377,7 +378,7 @@ fn in_step_better(found: &[Option<Path>; 10], outer: usize, other: Path, cell: f
     let mean_d = inside.iter().map(|(d, _)| d).sum::<f64>() / n;
     let spread: f64 = inside.iter().map(|(d, _)| (d - mean_d).powi(2)).sum();
     // Where the fitted line is at distance 0 from the border, strip by strip.
-    let predicted = |j: usize| -> f64 {
+    let predicted: Path = std::array::from_fn(|j| {
         let mean_o = inside.iter().map(|(_, p)| p[j]).sum::<f64>() / n;
         let slope = inside
             .iter()
@@ -385,8 +386,8 @@ fn in_step_better(found: &[Option<Path>; 10], outer: usize, other: Path, cell: f
             .sum::<f64>()
             / spread;
         mean_o - slope * mean_d
-    };
-    let misfit = |path: &Path| (0..9).map(|j| (path[j] - predicted(j)).abs()).sum::<f64>() / 9.0;
+    });
+    let misfit = |path: &Path| (0..9).map(|j| (path[j] - predicted[j]).abs()).sum::<f64>() / 9.0;
     let fit = misfit(&other);
     let bend = (0..9)
         .map(|j| (other[j] - current[j]).abs())
