@@ -687,8 +687,9 @@ def write_digits(batch, y, on_paper, gen, digits, share):
     return batch, y
 
 
-def augment(batch, y, gen):
-    """On the fly: motion blur (a camera on the move, as in live video); faded ink on digit cells
+def augment(batch, y, gen, smear_share=0.15, smear_longest=9):
+    """On the fly: motion blur on `smear_share` of the cells, along a line up to `smear_longest`
+    px (a camera on the move, as in live video); faded ink on digit cells
     (light pencil handwriting must still read as a digit, while the faint bleed-through in
     Kubiesa's blank cells stays empty); a shadow edge across the cell; glare; shifts, scale,
     rotation and shear (corner error, slanted handwriting); an elastic wobble of handwritten
@@ -696,9 +697,9 @@ def augment(batch, y, gen):
     surely each can be read (below 1 under glare)."""
     n = batch.shape[0]
     batch = batch.clone()
-    blurred = torch.rand(n, generator=gen) < 0.15
+    blurred = torch.rand(n, generator=gen) < smear_share
     if blurred.any():
-        k = motion_kernel(gen)[None, None]
+        k = motion_kernel(gen, smear_longest)[None, None]
         pad = k.shape[-1] // 2
         sub = F.pad(batch[blurred], (pad, pad, pad, pad), mode="replicate")
         batch[blurred] = F.conv2d(sub, k)
@@ -853,6 +854,8 @@ def main():
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--kubiesa-weight", type=int, default=6, help="times the real Kubiesa cells are repeated")
     ap.add_argument("--written-share", type=float, default=0.15, help="share of empty paper cells MNIST digits are written into, per batch")
+    ap.add_argument("--smear-share", type=float, default=0.15, help="share of cells smeared by the camera's motion, per batch")
+    ap.add_argument("--smear-longest", type=int, default=9, help="longest smear, px of a 32 px cell (odd)")
     ap.add_argument("--out", default=os.path.join(HERE, "digits.onnx"))
     ap.add_argument("--report", metavar="ONNX", help="only print the held-out figures of this exported model")
     args = ap.parse_args()
@@ -903,7 +906,7 @@ def main():
         for i in range(0, len(x), 256):
             idx = perm[i : i + 256]
             xb, yb = write_digits(x[idx], y[idx], on_paper[idx], gen, mnist_t, args.written_share)
-            xb, sure = augment(xb, yb, gen)
+            xb, sure = augment(xb, yb, gen, args.smear_share, args.smear_longest)
             loss = set_loss(model(xb), yb, sure)
             opt.zero_grad()
             loss.backward()
