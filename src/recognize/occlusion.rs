@@ -210,20 +210,16 @@ mod tests {
 
     #[test]
     fn a_fingertip_over_a_cell_hides_the_line_beside_it() {
-        // A smooth fingertip from below over the middle of the bottom row's fifth cell (76),
-        // reaching over the line above it into cell 67.
         let mut grid = rectified_grid();
-        let finger = Rect::new(4 * CELL + 6, 7 * CELL + 12, 20, 2 * CELL - 12);
-        imgproc::rectangle(
-            &mut grid,
-            finger,
-            Scalar::all(170.0),
-            -1,
-            imgproc::LINE_8,
-            0,
-        )
-        .unwrap();
+        lay_fingertip(&mut grid);
         assert_eq!(hidden_list(&grid), vec![67, 76]);
+    }
+
+    /// A smooth fingertip from below over the middle of the bottom row's fifth cell (76),
+    /// reaching over the line above it into cell 67.
+    fn lay_fingertip(grid: &mut Mat) {
+        let finger = Rect::new(4 * CELL + 6, 7 * CELL + 12, 20, 2 * CELL - 12);
+        imgproc::rectangle(grid, finger, Scalar::all(170.0), -1, imgproc::LINE_8, 0).unwrap();
     }
 
     /// `grid` smeared side to side along `length` pixels, as by a camera moving that way.
@@ -254,16 +250,7 @@ mod tests {
     #[test]
     fn a_fingertip_over_a_smeared_grid_still_hides_the_line_beside_it() {
         let mut grid = smeared_across(&rectified_grid(), 11);
-        let finger = Rect::new(4 * CELL + 6, 7 * CELL + 12, 20, 2 * CELL - 12);
-        imgproc::rectangle(
-            &mut grid,
-            finger,
-            Scalar::all(170.0),
-            -1,
-            imgproc::LINE_8,
-            0,
-        )
-        .unwrap();
+        lay_fingertip(&mut grid);
         assert_eq!(hidden_list(&grid), vec![67, 76]);
     }
 
