@@ -23,7 +23,7 @@ pub struct ImageArgs {
     /// <name>.jpg; a puzzle that cannot be solved is outlined in red.
     #[arg(long, short, value_name = "DIR")]
     pub output: Option<PathBuf>,
-    /// Use this digit model instead of the built-in ones (it then reads smeared grids too).
+    /// Use this digit model instead of the built-in one.
     #[arg(long, value_name = "FILE")]
     pub model: Option<PathBuf>,
 }

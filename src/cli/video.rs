@@ -24,7 +24,7 @@ pub struct OutputArgs {
     /// Stop after this many frames.
     #[arg(long, value_name = "N")]
     pub frames: Option<u64>,
-    /// Use this digit model instead of the built-in ones (it then reads smeared grids too).
+    /// Use this digit model instead of the built-in one.
     #[arg(long, value_name = "FILE")]
     pub model: Option<PathBuf>,
 }

@@ -22,7 +22,7 @@ use opencv::core::Mat;
 
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance};
-use crate::raster::{GrayView, Sharpness};
+use crate::raster::GrayView;
 use read::{DigitReader, GridReading};
 
 /// Whether which way up the grid is still needs finding out.
@@ -98,16 +98,15 @@ pub fn recognize(
     };
     times.rectify = start.elapsed();
     let start = Instant::now();
-    let sharpness = GrayView::new(&rectified)?.sharpness_each_way();
-    let smeared = sharpness.smeared();
-    let cells = cells::cell_batch(&rectified)?;
+    let reading = reader.read_grid(cells::cell_batch(&rectified)?.view())?;
+    let reading = mark_hidden(reading, &rectified)?;
+    let smeared = GrayView::new(&rectified)?.sharpness_each_way().smeared();
     let reading = if smeared {
         tracing::trace!("grid smeared by the camera's motion");
-        mark_smeared(reader.read_smeared_grid(cells.view())?)
+        mark_smeared(reading)
     } else {
-        reader.read_grid(cells.view())?
+        reading
     };
-    let reading = mark_hidden(reading, &rectified, sharpness)?;
     let mut recognition = Recognition {
         quad,
         reading,
@@ -122,7 +121,7 @@ pub fn recognize(
         && let Some((turned_quad, turned, turned_grid)) =
             orient::read_turned(reader, &rectified, &quad, &recognition.reading)?
     {
-        let turned = mark_hidden(turned, &turned_grid, sharpness)?;
+        let turned = mark_hidden(turned, &turned_grid)?;
         tracing::debug!("grid is turned; reading it the right way up");
         recognition = Recognition {
             quad: turned_quad,
@@ -257,13 +256,9 @@ fn beyond_unseen_border(gray: &Mat, cut: &Cut) -> Result<Option<Cut>> {
 pub const HIDDEN_CELL_POWER: f32 = 0.3;
 
 /// The reading of a rectified grid made less sure where a line beside a cell is hidden
-/// ([`occlusion::hidden_cells`]; `sharpness` is the grid's).
-fn mark_hidden(
-    mut reading: GridReading,
-    rectified: &Mat,
-    sharpness: Sharpness,
-) -> Result<GridReading> {
-    let hidden = occlusion::hidden_cells(rectified, sharpness)?;
+/// ([`occlusion::hidden_cells`]).
+fn mark_hidden(mut reading: GridReading, rectified: &Mat) -> Result<GridReading> {
+    let hidden = occlusion::hidden_cells(rectified)?;
     if hidden.contains(&true) {
         let cells: Vec<usize> = (0..81).filter(|&i| hidden[i]).collect();
         tracing::debug!(?cells, "lines hidden beside cells: read less surely");

@@ -8,7 +8,7 @@ use std::ops::Range;
 use opencv::core::Mat;
 
 use crate::error::Result;
-use crate::raster::{GrayView, Sharpness};
+use crate::raster::GrayView;
 use crate::recognize::cells::CELL;
 
 /// A line stretch (or half of one) darker than the paper beside it by less than this share of
@@ -119,38 +119,30 @@ impl Stretch {
 }
 
 /// Which of the 81 cells of a rectified grid (`cells::GRID` square, lines at the cells'
-/// edges) have a line beside them that is hidden where the grid's other lines show; `sharpness`
-/// is the grid's ([`GrayView::sharpness_each_way`]).
-pub fn hidden_cells(rectified: &Mat, sharpness: Sharpness) -> Result<[bool; 81]> {
+/// edges) have a line beside them that is hidden where the grid's other lines show.
+pub fn hidden_cells(rectified: &Mat) -> Result<[bool; 81]> {
     let grid = GrayView::new(rectified)?;
     // Each stretch's contrast over its middle; its halves' only when looked at.
     let stretches: Vec<(Stretch, f64)> = Stretch::all()
         .map(|s| (s, s.contrast(&grid, s.spans()[0].clone())))
         .collect();
-    // What lines of each kind (cell or box line) usually show. On a grid smeared by the
-    // camera's motion, lines are compared with those running the same way only: smeared side
-    // to side, a grid keeps its lines across and washes out all those down alike, which hides
-    // none of them (compared with the lines across, the box lines down of a page sliding in
-    // read as hidden on every row).
-    let usual = |box_line: bool, horizontal: Option<bool>| {
+    let usual = |box_line: bool| {
         let mut c: Vec<f64> = stretches
             .iter()
             .filter(|(s, _)| s.is_box_line() == box_line)
-            .filter(|(s, _)| horizontal.is_none_or(|way| s.horizontal == way))
             .map(|&(_, c)| c)
             .collect();
         c.sort_by(f64::total_cmp);
         c[c.len() / 2]
     };
-    let ways = if sharpness.smeared() {
-        [Some(false), Some(true)]
-    } else {
-        [None, None]
-    };
-    let usual_of = [false, true].map(|box_line| ways.map(|way| usual(box_line, way)));
+    let (usual_cell, usual_box) = (usual(false), usual(true));
     let mut hidden = [false; 81];
     for &(stretch, middle_contrast) in &stretches {
-        let usual = usual_of[stretch.is_box_line() as usize][stretch.horizontal as usize];
+        let usual = if stretch.is_box_line() {
+            usual_box
+        } else {
+            usual_cell
+        };
         if usual < MIN_LINE_CONTRAST {
             continue;
         }
@@ -198,8 +190,7 @@ mod tests {
     }
 
     fn hidden_list(grid: &Mat) -> Vec<usize> {
-        let sharpness = GrayView::new(grid).unwrap().sharpness_each_way();
-        let hidden = hidden_cells(grid, sharpness).unwrap();
+        let hidden = hidden_cells(grid).unwrap();
         (0..81).filter(|&i| hidden[i]).collect()
     }
 
@@ -210,47 +201,19 @@ mod tests {
 
     #[test]
     fn a_fingertip_over_a_cell_hides_the_line_beside_it() {
+        // A smooth fingertip from below over the middle of the bottom row's fifth cell (76),
+        // reaching over the line above it into cell 67.
         let mut grid = rectified_grid();
-        lay_fingertip(&mut grid);
-        assert_eq!(hidden_list(&grid), vec![67, 76]);
-    }
-
-    /// A smooth fingertip from below over the middle of the bottom row's fifth cell (76),
-    /// reaching over the line above it into cell 67.
-    fn lay_fingertip(grid: &mut Mat) {
         let finger = Rect::new(4 * CELL + 6, 7 * CELL + 12, 20, 2 * CELL - 12);
-        imgproc::rectangle(grid, finger, Scalar::all(170.0), -1, imgproc::LINE_8, 0).unwrap();
-    }
-
-    /// `grid` smeared side to side along `length` pixels, as by a camera moving that way.
-    fn smeared_across(grid: &Mat, length: i32) -> Mat {
-        let mut smeared = Mat::default();
-        imgproc::blur(
-            grid,
-            &mut smeared,
-            opencv::core::Size::new(length, 1),
-            opencv::core::Point::new(-1, -1),
-            opencv::core::BORDER_REPLICATE,
+        imgproc::rectangle(
+            &mut grid,
+            finger,
+            Scalar::all(170.0),
+            -1,
+            imgproc::LINE_8,
+            0,
         )
         .unwrap();
-        smeared
-    }
-
-    #[test]
-    fn a_grid_smeared_side_to_side_has_nothing_hidden() {
-        // A third of a cell: the lines down keep a fraction of their contrast, all alike.
-        let smeared = smeared_across(&rectified_grid(), 11);
-        assert!(
-            hidden_list(&smeared).is_empty(),
-            "{:?}",
-            hidden_list(&smeared)
-        );
-    }
-
-    #[test]
-    fn a_fingertip_over_a_smeared_grid_still_hides_the_line_beside_it() {
-        let mut grid = smeared_across(&rectified_grid(), 11);
-        lay_fingertip(&mut grid);
         assert_eq!(hidden_list(&grid), vec![67, 76]);
     }
 

@@ -13,10 +13,6 @@ use crate::grid::Grid;
 
 /// The model trained by `models/train.py`, built into the binary so that it runs from anywhere.
 pub static BUILTIN_MODEL: &[u8] = include_bytes!("../../models/digits.onnx");
-/// The same model trained on cells smeared by the camera's motion (most of them, along lines up
-/// to 19 px of a 32 px cell, `models/README.md`), for grids read smeared: the model above, which
-/// sees few smears and short ones, reads a digit smeared by a third of a cell as surely empty.
-pub static BUILTIN_SMEARED_MODEL: &[u8] = include_bytes!("../../models/digits-smeared.onnx");
 /// What a cell can hold: 0 for empty, 1 to 9 for the digits.
 pub const CLASSES: usize = 10;
 /// A model with this many outputs also tells printed from handwritten digits: 0 empty, 1-9
@@ -154,112 +150,71 @@ pub fn argmax(values: &[f32; CLASSES]) -> usize {
         .unwrap_or(0)
 }
 
-/// The digit models, ready to run: one for every grid, and one for grids smeared by the
-/// camera's motion when there is one.
+/// The digit model, ready to run.
 pub struct DigitReader {
     session: Session,
-    smeared: Option<Session>,
 }
 
 impl DigitReader {
-    /// Loads the models built into the binary.
+    /// Loads the model built into the binary.
     pub fn builtin() -> Result<Self> {
-        Ok(DigitReader {
-            session: session(BUILTIN_MODEL, Path::new("<built-in digits.onnx>"))?,
-            smeared: Some(session(
-                BUILTIN_SMEARED_MODEL,
-                Path::new("<built-in digits-smeared.onnx>"),
-            )?),
-        })
+        Self::from_bytes(BUILTIN_MODEL, Path::new("<built-in digits.onnx>"))
     }
 
-    /// Loads a model from an `.onnx` file; it reads smeared grids too.
+    /// Loads a model from an `.onnx` file.
     pub fn from_file(path: &Path) -> Result<Self> {
-        Ok(DigitReader {
-            session: session(&read_model(path)?, path)?,
-            smeared: None,
-        })
+        let bytes = std::fs::read(path).map_err(|e| Error::Model {
+            path: path.into(),
+            reason: e.to_string(),
+        })?;
+        Self::from_bytes(&bytes, path)
     }
 
-    /// The reader with the model in the `.onnx` file at `path` for smeared grids.
-    pub fn with_smeared_model(self, path: &Path) -> Result<Self> {
-        Ok(DigitReader {
-            smeared: Some(session(&read_model(path)?, path)?),
-            ..self
-        })
-    }
-
-    #[cfg(test)]
     fn from_bytes(bytes: &[u8], name: &Path) -> Result<Self> {
-        Ok(DigitReader {
-            session: session(bytes, name)?,
-            smeared: None,
-        })
+        let environment = environment()?;
+        let model_error = |e: ort::Error| Error::Model {
+            path: name.into(),
+            reason: e.to_string(),
+        };
+        let session = Session::builder(environment)
+            .and_then(|b| {
+                b.with_optimization_level(GraphOptimizationLevel::Level3)
+                    .map_err(Into::into)
+            })
+            .and_then(|b| b.with_intra_threads(1).map_err(Into::into))
+            .map_err(model_error)?
+            .commit_from_memory(bytes)
+            .map_err(model_error)?;
+        let reader = DigitReader { session };
+        Ok(reader)
     }
 
     /// Classifies a batch of cells shaped `[N, 1, CELL, CELL]`, values 0 to 255.
     pub fn read(&mut self, cells: ArrayView4<f32>) -> Result<Vec<CellReading>> {
-        run(&mut self.session, cells)
+        let n = cells.shape()[0];
+        let input = TensorRef::from_array_view(cells)?;
+        let outputs = self.session.run(ort::inputs![input])?;
+        let logits = outputs[0].try_extract_array::<f32>()?;
+        let width = logits.shape().get(1).copied().unwrap_or(0);
+        if logits.shape()[0] != n || (width != CLASSES && width != CLASSES_WITH_STYLE) {
+            return Err(Error::Inference(format!(
+                "model gave output of shape {:?}, expected [{n}, {CLASSES}] or [{n}, {CLASSES_WITH_STYLE}]",
+                logits.shape()
+            )));
+        }
+        Ok(logits
+            .outer_iter()
+            .map(|row| match row.as_slice() {
+                Some(values) => reading_from_logits(values),
+                None => reading_from_logits(&row.iter().copied().collect::<Vec<f32>>()),
+            })
+            .collect())
     }
 
     /// Reads a whole grid: the 81 cells from [`crate::recognize::cells::cell_batch`].
     pub fn read_grid(&mut self, cells: ArrayView4<f32>) -> Result<GridReading> {
         Ok(GridReading(self.read(cells)?))
     }
-
-    /// Reads a whole grid smeared by the camera's motion, with the model for smeared grids if
-    /// there is one; the cells are not marked smeared here (see [`CellReading::smeared`]).
-    pub fn read_smeared_grid(&mut self, cells: ArrayView4<f32>) -> Result<GridReading> {
-        let session = self.smeared.as_mut().unwrap_or(&mut self.session);
-        Ok(GridReading(run(session, cells)?))
-    }
-}
-
-fn read_model(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| Error::Model {
-        path: path.into(),
-        reason: e.to_string(),
-    })
-}
-
-/// An ONNX Runtime session of the model in `bytes` (named `name` in errors).
-fn session(bytes: &[u8], name: &Path) -> Result<Session> {
-    let environment = environment()?;
-    let model_error = |e: ort::Error| Error::Model {
-        path: name.into(),
-        reason: e.to_string(),
-    };
-    Session::builder(environment)
-        .and_then(|b| {
-            b.with_optimization_level(GraphOptimizationLevel::Level3)
-                .map_err(Into::into)
-        })
-        .and_then(|b| b.with_intra_threads(1).map_err(Into::into))
-        .map_err(model_error)?
-        .commit_from_memory(bytes)
-        .map_err(model_error)
-}
-
-/// Classifies a batch of cells shaped `[N, 1, CELL, CELL]`, values 0 to 255, with `session`.
-fn run(session: &mut Session, cells: ArrayView4<f32>) -> Result<Vec<CellReading>> {
-    let n = cells.shape()[0];
-    let input = TensorRef::from_array_view(cells)?;
-    let outputs = session.run(ort::inputs![input])?;
-    let logits = outputs[0].try_extract_array::<f32>()?;
-    let width = logits.shape().get(1).copied().unwrap_or(0);
-    if logits.shape()[0] != n || (width != CLASSES && width != CLASSES_WITH_STYLE) {
-        return Err(Error::Inference(format!(
-            "model gave output of shape {:?}, expected [{n}, {CLASSES}] or [{n}, {CLASSES_WITH_STYLE}]",
-            logits.shape()
-        )));
-    }
-    Ok(logits
-        .outer_iter()
-        .map(|row| match row.as_slice() {
-            Some(values) => reading_from_logits(values),
-            None => reading_from_logits(&row.iter().copied().collect::<Vec<f32>>()),
-        })
-        .collect())
 }
 
 fn reading_from_logits(logits: &[f32]) -> CellReading {

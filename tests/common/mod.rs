@@ -298,16 +298,10 @@ pub fn pipeline() -> PhotoPipeline {
     PhotoPipeline::new(pipeline_reader())
 }
 
-/// The digit models the tests use: `SUDOKU_MODEL` when set (alone: for smeared grids too; with
-/// `SUDOKU_SMEARED_MODEL` for those), else the built-in ones.
+/// The digit model the tests use: `SUDOKU_MODEL` when set, else the built-in one.
 pub fn pipeline_reader() -> DigitReader {
     let reader = match std::env::var_os("SUDOKU_MODEL") {
-        Some(path) => DigitReader::from_file(Path::new(&path)).and_then(|reader| {
-            match std::env::var_os("SUDOKU_SMEARED_MODEL") {
-                Some(smeared) => reader.with_smeared_model(Path::new(&smeared)),
-                None => Ok(reader),
-            }
-        }),
+        Some(path) => DigitReader::from_file(Path::new(&path)),
         None => DigitReader::builtin(),
     };
     reader.expect("digit model and ONNX Runtime (run bash .ci/setup)")
