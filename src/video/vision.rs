@@ -906,8 +906,10 @@ impl Vision {
 }
 
 /// How far (share of the grid's side) a corner of a quad found inside the tracked grid may lie
-/// from a corner of one of its boxes for the quad to be that box.
-const ON_BOX_CORNER: f64 = 0.04;
+/// from a corner of one of its boxes for the quad to be that box: a box found on a frame smeared
+/// sideways can be cut short by 0.05 of the grid's side (`handheld:01_01`, read as the grid for
+/// three frames), while a quad across two boxes lies half a box (0.17) off.
+const ON_BOX_CORNER: f64 = 0.08;
 
 /// Whether `quad` outlines one 3x3 box of the grid at `image_from_grid`: each corner on a corner
 /// of the same box. A box is a small grid of its own (a thick border, lines across), and on a
@@ -1504,6 +1506,14 @@ mod tests {
             [2.0 * third, 2.0 * third + 0.01],
         ]);
         assert!(a_box_of(&image_from_grid, &middle_right));
+        // The same box cut short on the right by the smear of a page sliding in sideways.
+        let cut_short = in_grid([
+            [0.686, 0.346],
+            [0.955, 0.341],
+            [0.952, 0.675],
+            [0.662, 0.674],
+        ]);
+        assert!(a_box_of(&image_from_grid, &cut_short));
         assert!(a_box_of(
             &image_from_grid,
             &in_grid([[0.0, 0.0], [third, 0.0], [third, third], [0.0, third]])
