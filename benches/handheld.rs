@@ -6,6 +6,7 @@
 //! corners zoomed (published corner blue, truth red) to check by eye; `-- --frames DIR` writes
 //! a few frames of each clip (`--at 20,25` those frames); `-- --only NAME` runs only the clips whose name contains NAME;
 //! `-- --set 1` films 32 other pages (`camera::page_set`).
+//! `SUDOKU_BENCH_ERRORS=1` adds each clip's corner error on every frame with a solution drawn.
 
 #[path = "../tests/common/mod.rs"]
 mod common;

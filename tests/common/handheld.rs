@@ -108,6 +108,22 @@ impl ClipResult {
         if !far.is_empty() {
             line += &format!("  >1.5%: {}", far.join(" "));
         }
+        if std::env::var_os("SUDOKU_BENCH_ERRORS").is_some() {
+            // Every frame with a solution drawn: frame:corner error (% of the side).
+            let drawn: Vec<String> = self
+                .run
+                .seen
+                .iter()
+                .zip(&self.run.truth)
+                .filter_map(|(s, t)| {
+                    let (p, q) = (s.puzzle.as_ref()?, t.puzzles.first()?);
+                    p.solution.as_ref()?;
+                    let e = videos::corner_error(&p.corners, &q.corners);
+                    Some(format!("{}:{:.2}", s.frame, 100.0 * e))
+                })
+                .collect();
+            line += &format!("\n  drawn: {}", drawn.join(" "));
+        }
         if !self.score.wrong_frames.is_empty() {
             line += &format!("  >5% off at {:?}", self.score.wrong_frames);
         }
