@@ -15,6 +15,28 @@ pub struct ClipResult {
 }
 
 impl ClipResult {
+    /// Every frame with a solution drawn (after the first): its number, the corner error and how
+    /// far the grid moved since the frame before (both shares of the side).
+    fn drawn_errors(&self) -> Vec<(u64, f64, f64)> {
+        let truth = &self.run.truth;
+        self.run
+            .seen
+            .iter()
+            .zip(truth)
+            .enumerate()
+            .filter_map(|(i, (s, t))| {
+                let (p, q) = (s.puzzle.as_ref()?, t.puzzles.first()?);
+                p.solution.as_ref()?;
+                let e = videos::corner_error(&p.corners, &q.corners);
+                let moved = truth
+                    .get(i.checked_sub(1)?)
+                    .and_then(|b| b.puzzles.first())
+                    .map_or(0.0, |b| videos::corner_error(&b.corners, &q.corners));
+                Some((s.frame, e, moved))
+            })
+            .collect()
+    }
+
     pub fn line(&self) -> String {
         let mut e = self.score.corner_errors.clone();
         e.sort_by(f64::total_cmp);
@@ -85,44 +107,21 @@ impl ClipResult {
         if !circled.is_empty() {
             line += &format!("  right entries circled: {}", circled.join(" "));
         }
-        let far: Vec<String> = self
-            .run
-            .seen
+        let drawn = self.drawn_errors();
+        let far: Vec<String> = drawn
             .iter()
-            .zip(&self.run.truth)
-            .enumerate()
-            .filter_map(|(i, (s, t))| {
-                let (p, q) = (s.puzzle.as_ref()?, t.puzzles.first()?);
-                let e = videos::corner_error(&p.corners, &q.corners);
-                // With how far the grid moved since the frame before (share of its side).
-                let moved = self
-                    .run
-                    .truth
-                    .get(i.checked_sub(1)?)
-                    .and_then(|b| b.puzzles.first())
-                    .map_or(0.0, |b| videos::corner_error(&b.corners, &q.corners));
-                (p.solution.is_some() && e > 0.015)
-                    .then(|| format!("{}:{:.1}@{:.0}", s.frame, 100.0 * e, 100.0 * moved))
-            })
+            .filter(|(_, e, _)| *e > 0.015)
+            .map(|(frame, e, moved)| format!("{frame}:{:.1}@{:.0}", 100.0 * e, 100.0 * moved))
             .collect();
         if !far.is_empty() {
             line += &format!("  >1.5%: {}", far.join(" "));
         }
         if std::env::var_os("SUDOKU_BENCH_ERRORS").is_some() {
-            // Every frame with a solution drawn: frame:corner error (% of the side).
-            let drawn: Vec<String> = self
-                .run
-                .seen
+            let all: Vec<String> = drawn
                 .iter()
-                .zip(&self.run.truth)
-                .filter_map(|(s, t)| {
-                    let (p, q) = (s.puzzle.as_ref()?, t.puzzles.first()?);
-                    p.solution.as_ref()?;
-                    let e = videos::corner_error(&p.corners, &q.corners);
-                    Some(format!("{}:{:.2}", s.frame, 100.0 * e))
-                })
+                .map(|(frame, e, _)| format!("{frame}:{:.2}", 100.0 * e))
                 .collect();
-            line += &format!("\n  drawn: {}", drawn.join(" "));
+            line += &format!("\n  drawn: {}", all.join(" "));
         }
         if !self.score.wrong_frames.is_empty() {
             line += &format!("  >5% off at {:?}", self.score.wrong_frames);
