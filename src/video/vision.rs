@@ -323,6 +323,12 @@ impl Track {
                 self.unanchored_for = 0;
                 self.on_lines |= recognition.on_lines;
                 self.anchor_motion = motion;
+                if !agrees {
+                    // Lines that moved the grid are drawn once the next reading's agree: one
+                    // reading's lines can be followed off at a corner (a pencil note beside it
+                    // under a steep view put a steady, anchored grid 4.5% off for a frame).
+                    self.confirmed = false;
+                }
             }
         }
         Ok((agrees, doubtful))
@@ -1308,6 +1314,44 @@ mod tests {
         let now = track::quad_of(&track.image_from_grid);
         let expected = Quad(std::array::from_fn(|i| tracked.0[(i + 1) % 4]));
         assert!(now.max_corner_distance(&expected) < 0.5, "track at {now:?}");
+    }
+
+    #[test]
+    fn lines_that_move_a_drawn_grid_are_taken_but_drawn_only_once_the_next_reading_agrees() {
+        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
+        let current = TrackFrame::new(&page).unwrap();
+        let right = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        let mut track = Track::start(&current, &found_at(right, false))
+            .unwrap()
+            .unwrap();
+        track.on_lines = true;
+        track.confirmed = true;
+        // Nothing over the grid; the lines followed 12 px (a third of a cell) off at one corner.
+        let recognition = Recognition {
+            quad: right,
+            reading: reading_of(&PUZZLE.parse().unwrap(), 0.9),
+            turned: false,
+            on_lines: true,
+        };
+        let pulled = Quad([[150.0, 92.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        let off = Recognition {
+            quad: pulled,
+            ..recognition.clone()
+        };
+        let (agrees, doubtful) = track.take_lines(&page, &current, &right, &off).unwrap();
+        assert!(!agrees && !doubtful);
+        assert!(track::quad_of(&track.image_from_grid).max_corner_distance(&pulled) < 0.5);
+        assert!(!track.confirmed, "drawn where one reading's lines moved it");
+        // The next reading's lines lie where the grid is: they move it back, and are drawn
+        // once a reading agrees with them.
+        let (agrees, _) = track
+            .take_lines(&page, &current, &pulled, &recognition)
+            .unwrap();
+        assert!(!agrees && !track.confirmed);
+        let (agrees, _) = track
+            .take_lines(&page, &current, &right, &recognition)
+            .unwrap();
+        assert!(agrees);
     }
 
     #[test]
