@@ -210,6 +210,8 @@ struct Track {
     entries: Grid,
     /// Entries read surely wrong, in readings in a row (see [`PuzzleView::wrong`]).
     wrong: WrongMarks,
+    /// Frames in a row the grid has been cut by the frame's edge.
+    cut_for: u32,
 }
 
 impl Track {
@@ -238,6 +240,7 @@ impl Track {
             agreed: None,
             entries: Grid::EMPTY,
             wrong: WrongMarks::NONE,
+            cut_for: 0,
         }))
     }
 
@@ -698,7 +701,7 @@ impl Vision {
             return Ok(());
         };
         if !matches!(track.identity, Identity::Reading(_)) {
-            return Ok(());
+            return self.look_for_another_puzzle(current, outline, times);
         }
         track.since_check += 1;
         // A grid found on a smeared frame may be outlined off (lines not followed, readings
@@ -737,6 +740,42 @@ impl Vision {
             );
             self.track = Track::start(current, &found)?;
         }
+        Ok(())
+    }
+
+    /// While the puzzle followed is cut by the frame's edge, looks every few frames for another
+    /// grid whole in view and clear of it, and follows that one instead: the camera turned to
+    /// the next puzzle on the page (newspapers print two side by side), the one now meant. The
+    /// puzzle left stays known, recognised at once when the camera turns back to it.
+    fn look_for_another_puzzle(
+        &mut self,
+        current: &TrackFrame,
+        outline: &mut FrameOutline,
+        times: &mut VisionTimes,
+    ) -> Result<()> {
+        let Some(track) = self.track.as_mut() else {
+            return Ok(());
+        };
+        let tracked = track::quad_of(&track.image_from_grid);
+        if outline.inside(&tracked) {
+            track.cut_for = 0;
+            return Ok(());
+        }
+        track.cut_for += 1;
+        if !track.cut_for.is_multiple_of(ANOTHER_PUZZLE_EVERY) {
+            return Ok(());
+        }
+        let Some(found) = outline
+            .found(times)?
+            .filter(|d| outline.inside(&d.quad) && apart(&d.quad, &tracked))
+        else {
+            return Ok(());
+        };
+        tracing::debug!(
+            score = found.score,
+            "another grid whole in view beside the puzzle cut by the frame's edge: following it"
+        );
+        self.track = Track::start(current, &found)?;
         Ok(())
     }
 
@@ -909,6 +948,17 @@ impl Vision {
         }
         Ok(())
     }
+}
+
+/// Every how many frames a puzzle cut by the frame's edge looks for another one whole in view
+/// (a search costs 3-4 ms on a 960x540 frame).
+const ANOTHER_PUZZLE_EVERY: u32 = 5;
+
+/// Whether two grids lie side by side rather than one over the other: their centres at least
+/// 0.9 of their mean side apart. A grid found a column off, or a box of it, lies well inside.
+fn apart(a: &Quad, b: &Quad) -> bool {
+    let side = 0.5 * (a.mean_side() + b.mean_side());
+    distance(a.centroid(), b.centroid()) >= 0.9 * side
 }
 
 /// How far (share of the grid's side) a corner of a quad found inside the tracked grid may lie
@@ -1529,6 +1579,77 @@ mod tests {
         let track = vision.track.as_ref().unwrap();
         assert!(matches!(track.identity, Identity::Reading(_)));
         assert_eq!(view_of(track, &page).state, LiveState::Multiple);
+    }
+
+    #[test]
+    fn a_puzzle_cut_by_the_edge_gives_way_to_another_whole_in_view_and_a_whole_one_does_not() {
+        // Another grid whole in view on the right; the puzzle followed at `tracked`.
+        let page = detect::tests::drawn_grid(640, 480, 330, 100, 280);
+        let current = TrackFrame::new(&page).unwrap();
+        let other = Quad([
+            [330.0, 100.0],
+            [610.0, 100.0],
+            [610.0, 380.0],
+            [330.0, 380.0],
+        ]);
+        let followed_after = |tracked: Quad, frames: u32| {
+            let mut vision = Vision::new(DigitReader::builtin().unwrap());
+            let mut track = Track::start(&current, &found_at(tracked, false))
+                .unwrap()
+                .unwrap();
+            track.identity = Identity::Known(Arc::new(Known {
+                id: 0,
+                clues: PUZZLE.parse().unwrap(),
+                solution: None,
+                status: Status::Solved,
+            }));
+            vision.track = Some(track);
+            for _ in 0..frames {
+                let mut outline = FrameOutline::new(&page);
+                vision
+                    .search_again(&current, &mut outline, &mut VisionTimes::default())
+                    .unwrap();
+            }
+            track::quad_of(&vision.track.unwrap().image_from_grid)
+        };
+        // Cut by the left edge: the other grid is followed from the ANOTHER_PUZZLE_EVERY-th
+        // frame on.
+        let cut = Quad([
+            [-150.0, 90.0],
+            [130.0, 90.0],
+            [130.0, 370.0],
+            [-150.0, 370.0],
+        ]);
+        let before = followed_after(cut, ANOTHER_PUZZLE_EVERY - 1);
+        assert!(before.max_corner_distance(&cut) < 0.5, "left at {before:?}");
+        let after = followed_after(cut, ANOTHER_PUZZLE_EVERY);
+        assert!(
+            after.max_corner_distance(&other) < 6.0,
+            "followed {after:?}"
+        );
+        // Whole in view, it stays followed however long.
+        let whole = Quad([[20.0, 90.0], [300.0, 90.0], [300.0, 370.0], [20.0, 370.0]]);
+        let kept = followed_after(whole, 3 * ANOTHER_PUZZLE_EVERY);
+        assert!(kept.max_corner_distance(&whole) < 0.5, "left at {kept:?}");
+    }
+
+    #[test]
+    fn a_grid_beside_another_is_apart_from_it_and_one_a_column_off_or_a_box_of_it_is_not() {
+        let grid = Quad([
+            [100.0, 100.0],
+            [370.0, 100.0],
+            [370.0, 370.0],
+            [100.0, 370.0],
+        ]);
+        assert!(apart(&grid, &grid.translated(290.0, 10.0)));
+        assert!(!apart(&grid, &grid.translated(30.0, 0.0)));
+        let top_left_box = Quad([
+            [100.0, 100.0],
+            [190.0, 100.0],
+            [190.0, 190.0],
+            [100.0, 190.0],
+        ]);
+        assert!(!apart(&grid, &top_left_box));
     }
 
     #[test]
