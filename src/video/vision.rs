@@ -852,9 +852,7 @@ impl Vision {
         {
             track.anchor_on_outline(current, outline, &quad)?;
         }
-        // Which way up is settled by a sure reading only: a blurred one (the page still sliding
-        // in) can read more plausibly turned, and a grid read turned ever after never adds up.
-        track.oriented |= !recognition.turned || recognition.reading.is_confident();
+        track.oriented |= settles_which_way_up(&recognition);
         let reading = recognition.reading;
         match &mut track.identity {
             Identity::Known(known) => {
@@ -947,6 +945,19 @@ impl Vision {
             }
         }
         Ok(())
+    }
+}
+
+/// Whether `recognition` settles which way up the grid is. A reading turned does when sure: a
+/// blurred one (the page still sliding in) can read more plausibly turned, and a grid read
+/// turned ever after never adds up. One read upright does unless smeared: a smeared grid is not
+/// read turned at all (see [`recognize`]), and a page turned sideways, first read while it
+/// turned, was read upright, its digits as empty cells, for 30 frames.
+fn settles_which_way_up(recognition: &Recognition) -> bool {
+    if recognition.turned {
+        recognition.reading.is_confident()
+    } else {
+        !recognition.reading.smeared()
     }
 }
 
@@ -1650,6 +1661,30 @@ mod tests {
             [100.0, 190.0],
         ]);
         assert!(!apart(&grid, &top_left_box));
+    }
+
+    #[test]
+    fn which_way_up_is_settled_by_a_sure_turned_reading_or_an_upright_one_not_smeared() {
+        let quad = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        let read = |sureness: f32, turned: bool, smeared: bool| {
+            let mut reading = reading_of(&PUZZLE.parse().unwrap(), sureness);
+            for cell in &mut reading.0 {
+                cell.smeared = smeared;
+            }
+            settles_which_way_up(&Recognition {
+                quad,
+                reading,
+                turned,
+                on_lines: true,
+            })
+        };
+        assert!(read(0.5, false, false));
+        assert!(
+            !read(0.95, false, true),
+            "settled upright on a smeared frame"
+        );
+        assert!(read(0.95, true, false));
+        assert!(!read(0.5, true, false));
     }
 
     #[test]

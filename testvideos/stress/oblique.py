@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""A stress video not in the test suite: a Kubiesa phone photo under a camera that slides in,
+then swings to a steep oblique view, rolls and turns, through a wide lens (barrel distortion),
+with exposure drift, sensor noise, motion blur and, optionally, focus hunting.
+
+Writes OUT.mp4 and OUT.truth.json (per frame: the grid's corners, distorted like the picture,
+and whether all four are in view). Score a replay with `score.py`. The corners are Kubiesa's
+published ones pushed through the same geometry that drew the frame, never the app's.
+
+Usage (from the repository root, the venv of models/setup-training):
+  models/.venv/bin/python testvideos/stress/oblique.py 02_15_iphone_14_1.jpg /tmp/c.mp4 \
+      --tilt 60 --roll 10 --k1 0.2
+  target/release/sudoku-ar replay --headless --jsonl /tmp/c.jsonl /tmp/c.mp4
+  models/.venv/bin/python testvideos/stress/score.py 02_15_iphone_14_1.jpg /tmp/c.truth.json /tmp/c.jsonl
+"""
+import argparse
+import csv
+import json
+import os
+
+import cv2
+import numpy as np
+
+UNIT = np.array([[-.5, -.5], [.5, -.5], [.5, .5], [-.5, .5]], np.float32)
+
+
+def photo_corners(data, name):
+    root = os.path.join(data, 'kubiesa', 'photos-val')
+    with open(os.path.join(root, 'metadata.csv')) as f:
+        meta = {r['Name']: r for r in csv.DictReader(f)}[name]
+    return np.array([[float(meta[k + '_absolute']) for k in (f'x_{p}', f'y_{p}')]
+                     for p in ('topleft', 'topright', 'bottomright', 'bottomleft')], np.float32)
+
+
+def smooth(u):
+    u = min(max(u, 0.0), 1.0)
+    return u * u * (3 - 2 * u)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('photo', help='a file name in kubiesa/photos-val/images')
+    ap.add_argument('out', help='OUT.mp4; the truth goes to OUT.truth.json')
+    ap.add_argument('--data', default='../shared/data')
+    ap.add_argument('--tilt', type=float, default=40, help='steepest view, degrees')
+    ap.add_argument('--roll', type=float, default=25, help='largest roll, degrees')
+    ap.add_argument('--k1', type=float, default=0.08, help='barrel distortion')
+    ap.add_argument('--size', default='960x540')
+    ap.add_argument('--distance', type=float, default=1.0, help='1: the grid ~0.4 of the width')
+    ap.add_argument('--noise', type=float, default=4)
+    ap.add_argument('--defocus', type=float, default=0, help='focus hunting, disk radius px')
+    ap.add_argument('--frames', type=int, default=270)
+    a = ap.parse_args()
+    W, H = map(int, a.size.split('x'))
+    img = cv2.imread(os.path.join(a.data, 'kubiesa', 'photos-val', 'images', a.photo))
+    if img is None:
+        raise SystemExit(f'{a.photo}: cannot read')
+    grid_from_photo = cv2.getPerspectiveTransform(photo_corners(a.data, a.photo), UNIT)
+    f = 900.0 * W / 960
+
+    def frame_from_grid(t):
+        x = -1.3 * (1 - smooth(t)) + 0.04 * np.sin(2.1 * t)
+        y = 0.03 * np.sin(1.3 * t)
+        ax = np.radians(a.tilt) * np.sin(np.pi * min(max((t - 1.5) / 4.0, 0), 1))
+        ay = np.radians(0.5 * a.tilt) * np.sin(np.pi * min(max((t - 5.5) / 3.0, 0), 1))
+        roll = np.radians(a.roll) * np.sin(0.5 * t)
+        z = a.distance * 2.3 + 0.2 * np.sin(0.7 * t)
+        rx = np.array([[1, 0, 0], [0, np.cos(ax), -np.sin(ax)], [0, np.sin(ax), np.cos(ax)]])
+        ry = np.array([[np.cos(ay), 0, np.sin(ay)], [0, 1, 0], [-np.sin(ay), 0, np.cos(ay)]])
+        rz = np.array([[np.cos(roll), -np.sin(roll), 0], [np.sin(roll), np.cos(roll), 0], [0, 0, 1]])
+        r = rz @ ry @ rx
+        k = np.array([[f, 0, W / 2], [0, f, H / 2], [0, 0, 1]])
+        h = k @ np.c_[r[:, 0], r[:, 1], np.array([x, y, z])]
+        return h / h[2, 2]
+
+    def distort(p):
+        q = (p - [W / 2, H / 2]) / (W / 2)
+        return q * (1 + a.k1 * (q ** 2).sum(1, keepdims=True)) * (W / 2) + [W / 2, H / 2]
+
+    # The lens: each output pixel samples the undistorted picture (fixed-point inverse).
+    gx, gy = np.meshgrid(np.arange(W, dtype=np.float32), np.arange(H, dtype=np.float32))
+    qd = np.stack([(gx - W / 2) / (W / 2), (gy - H / 2) / (W / 2)], -1)
+    qu = qd.copy()
+    for _ in range(8):
+        qu = qd / (1 + a.k1 * (qu ** 2).sum(-1, keepdims=True))
+    mapx = (qu[..., 0] * W / 2 + W / 2).astype(np.float32)
+    mapy = (qu[..., 1] * W / 2 + H / 2).astype(np.float32)
+    table = np.full((H, W, 3), (70, 90, 110), np.uint8)
+
+    def render(t):
+        m = frame_from_grid(t) @ grid_from_photo
+        return cv2.warpPerspective(img, m, (W, H), dst=table.copy(),
+                                   borderMode=cv2.BORDER_TRANSPARENT)
+
+    out = cv2.VideoWriter(a.out, cv2.VideoWriter_fourcc(*'mp4v'), 30, (W, H))
+    rng = np.random.default_rng(5)
+    truth = []
+    for i in range(a.frames):
+        t = i / 30
+        # Half a frame's exposure, as 8 sub-frames: motion blur along the real motion.
+        fr = np.mean([render(t + (k / 7 - 0.5) * 0.5 / 30).astype(np.float32)
+                      for k in range(8)], 0)
+        fr = cv2.remap(fr, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        phase = (i % 60) / 60.0
+        radius = a.defocus * np.sin(np.pi * phase / 0.25) if phase < 0.25 else 0
+        if radius > 0.5:
+            size = int(np.ceil(radius)) * 2 + 1
+            disk = np.zeros((size, size), np.float32)
+            cv2.circle(disk, (size // 2, size // 2), int(round(radius)), 1, -1)
+            fr = cv2.filter2D(fr, -1, disk / disk.sum())
+        fr = fr * (1.0 + 0.25 * np.sin(0.8 * t)) + rng.normal(0, a.noise, (H, W, 3))
+        out.write(np.clip(fr, 0, 255).astype(np.uint8))
+        pts = distort(cv2.perspectiveTransform(UNIT[None], frame_from_grid(t))[0])
+        whole = bool((pts >= 2).all() and (pts[:, 0] < W - 2).all() and (pts[:, 1] < H - 2).all())
+        truth.append({'frame': i, 'puzzles': [{'photo': a.photo, 'corners': pts.tolist(),
+                                               'whole': whole}]})
+    out.release()
+    with open(os.path.splitext(a.out)[0] + '.truth.json', 'w') as f:
+        json.dump(truth, f)
+    print('whole in view from frame', next((t['frame'] for t in truth
+                                             if t['puzzles'][0]['whole']), None))
+
+
+if __name__ == '__main__':
+    main()

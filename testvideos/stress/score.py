@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Scores `sudoku-ar replay --jsonl` output against a stress video's truth (oblique.py,
+two_puzzles.py): for each frame with a solution drawn, which photo's puzzle it is (the one whose
+Kubiesa labels it agrees with: printed and handwritten digits, all filled in rightly), and how far
+the drawn corners lie from that photo's true corners, as a share of the grid's side.
+
+Usage: score.py TRUTH.json RESULT.jsonl [--data ../shared/data]
+"""
+import argparse
+import json
+import os
+
+import numpy as np
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('truth')
+    ap.add_argument('result')
+    ap.add_argument('--data', default='../shared/data')
+    a = ap.parse_args()
+    with open(a.truth) as f:
+        truth = json.load(f)
+    photos = [p['photo'] for p in truth[0]['puzzles']]
+    labels = {}
+    for name in photos:
+        path = os.path.join(a.data, 'kubiesa', 'photos-val', 'labels', name.replace('.jpg', '.txt'))
+        with open(path) as f:
+            labels[name] = [int(v) for v in f.read().split()]
+    drawn = {name: [] for name in photos}
+    wrong = []
+    with open(a.result) as f:
+        for line in f:
+            r = json.loads(line)
+            p = r.get('puzzle')
+            if not p or not p.get('solution'):
+                continue
+            i, sol = r['frame'], p['solution']
+            which = [n for n in photos
+                     if all(not 1 <= labels[n][c] <= 9 or int(sol[c]) == labels[n][c]
+                            for c in range(81))]
+            if len(which) != 1:
+                wrong.append(i)
+                continue
+            t = np.array(next(q['corners'] for q in truth[i]['puzzles'] if q['photo'] == which[0]))
+            s = np.array(p['corners'])
+            side = np.mean([np.linalg.norm(t[k] - t[(k + 1) % 4]) for k in range(4)])
+            # The app names corners from the puzzle's top-left, the truth from the photo's.
+            err = min(np.max(np.linalg.norm(np.roll(s, k, 0) - t, axis=1))
+                      for k in range(4)) / side * 100
+            drawn[which[0]].append((i, err))
+    for name in photos:
+        whole = next((t['frame'] for t in truth
+                      if any(q['photo'] == name and q['whole'] for q in t['puzzles'])), None)
+        frames = [i for i, _ in drawn[name]]
+        errs = np.array([e for _, e in drawn[name]] or [0.0])
+        off = [(i, round(e, 1)) for i, e in drawn[name] if e > 2]
+        print(f'{name}: whole in view from {whole}, first drawn {frames[0] if frames else None}, '
+              f'{len(frames)} frames drawn, corner error p50 {np.percentile(errs, 50):.2f}% '
+              f'p99 {np.percentile(errs, 99):.2f}% max {errs.max():.2f}%, >2%: {len(off)} '
+              f'{off[:10]}, >5%: {sum(1 for _, e in drawn[name] if e > 5)}')
+    print(f'frames with a solution of no puzzle in view: {len(wrong)} {wrong[:10]}')
+
+
+if __name__ == '__main__':
+    main()
