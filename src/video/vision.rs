@@ -767,7 +767,7 @@ impl Vision {
         }
         let Some(found) = outline
             .found(times)?
-            .filter(|d| outline.inside(&d.quad) && apart(&d.quad, &tracked))
+            .filter(|d| outline.inside(&d.quad) && beside(&d.quad, &tracked))
         else {
             return Ok(());
         };
@@ -965,11 +965,14 @@ fn settles_which_way_up(recognition: &Recognition) -> bool {
 /// (a search costs 3-4 ms on a 960x540 frame).
 const ANOTHER_PUZZLE_EVERY: u32 = 5;
 
-/// Whether two grids lie side by side rather than one over the other: their centres at least
-/// 0.9 of their mean side apart. A grid found a column off, or a box of it, lies well inside.
-fn apart(a: &Quad, b: &Quad) -> bool {
-    let side = 0.5 * (a.mean_side() + b.mean_side());
-    distance(a.centroid(), b.centroid()) >= 0.9 * side
+/// Whether `found` is another puzzle printed beside the `tracked` one: their centres at least
+/// 0.9 of their mean side apart (a grid found a column off, or a box of it, lies well inside),
+/// and about as large (a small grid in the background, another page's, is not what the camera
+/// is brought close to the paper for).
+fn beside(found: &Quad, tracked: &Quad) -> bool {
+    let side = 0.5 * (found.mean_side() + tracked.mean_side());
+    distance(found.centroid(), tracked.centroid()) >= 0.9 * side
+        && found.mean_side() >= 0.6 * tracked.mean_side()
 }
 
 /// How far (share of the grid's side) a corner of a quad found inside the tracked grid may lie
@@ -1645,22 +1648,24 @@ mod tests {
     }
 
     #[test]
-    fn a_grid_beside_another_is_apart_from_it_and_one_a_column_off_or_a_box_of_it_is_not() {
+    fn a_grid_beside_another_is_beside_it_and_one_a_column_off_a_box_of_it_or_small_is_not() {
         let grid = Quad([
             [100.0, 100.0],
             [370.0, 100.0],
             [370.0, 370.0],
             [100.0, 370.0],
         ]);
-        assert!(apart(&grid, &grid.translated(290.0, 10.0)));
-        assert!(!apart(&grid, &grid.translated(30.0, 0.0)));
+        assert!(beside(&grid.translated(290.0, 10.0), &grid));
+        assert!(!beside(&grid.translated(30.0, 0.0), &grid));
         let top_left_box = Quad([
             [100.0, 100.0],
             [190.0, 100.0],
             [190.0, 190.0],
             [100.0, 190.0],
         ]);
-        assert!(!apart(&grid, &top_left_box));
+        assert!(!beside(&top_left_box, &grid));
+        // A third as large, well clear of it: a grid in the background.
+        assert!(!beside(&top_left_box.translated(400.0, 0.0), &grid));
     }
 
     #[test]

@@ -50,6 +50,8 @@ def main():
     ap.add_argument('--noise', type=float, default=4)
     ap.add_argument('--defocus', type=float, default=0, help='focus hunting, disk radius px')
     ap.add_argument('--frames', type=int, default=270)
+    ap.add_argument('--rolling', type=float, default=0,
+                    help='rolling shutter: top-to-bottom readout time, in frames')
     a = ap.parse_args()
     W, H = map(int, a.size.split('x'))
     img = cv2.imread(os.path.join(a.data, 'kubiesa', 'photos-val', 'images', a.photo))
@@ -97,9 +99,18 @@ def main():
     truth = []
     for i in range(a.frames):
         t = i / 30
-        # Half a frame's exposure, as 8 sub-frames: motion blur along the real motion.
-        fr = np.mean([render(t + (k / 7 - 0.5) * 0.5 / 30).astype(np.float32)
-                      for k in range(8)], 0)
+        # Half a frame's exposure, as 8 sub-frames: motion blur along the real motion. A rolling
+        # shutter reads the rows out one after another: 8 bands, each exposed later.
+        def exposed(t):
+            return np.mean([render(t + (k / 7 - 0.5) * 0.5 / 30).astype(np.float32)
+                            for k in range(8)], 0)
+        if a.rolling > 0:
+            fr = np.empty((H, W, 3), np.float32)
+            for band in range(8):
+                rows = slice(band * H // 8, (band + 1) * H // 8)
+                fr[rows] = exposed(t + a.rolling / 30 * (band + 0.5) / 8)[rows]
+        else:
+            fr = exposed(t)
         fr = cv2.remap(fr, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         phase = (i % 60) / 60.0
         radius = a.defocus * np.sin(np.pi * phase / 0.25) if phase < 0.25 else 0
@@ -111,6 +122,11 @@ def main():
         fr = fr * (1.0 + 0.25 * np.sin(0.8 * t)) + rng.normal(0, a.noise, (H, W, 3))
         out.write(np.clip(fr, 0, 255).astype(np.uint8))
         pts = distort(cv2.perspectiveTransform(UNIT[None], frame_from_grid(t))[0])
+        for _ in range(3):
+            # Each corner where the rows it lies on were read out.
+            pts = np.array([distort(cv2.perspectiveTransform(
+                UNIT[None, k:k + 1], frame_from_grid(t + a.rolling / 30 * min(max(y / H, 0), 1)))[0])[0]
+                for k, (_, y) in enumerate(pts)])
         whole = bool((pts >= 2).all() and (pts[:, 0] < W - 2).all() and (pts[:, 1] < H - 2).all())
         truth.append({'frame': i, 'puzzles': [{'photo': a.photo, 'corners': pts.tolist(),
                                                'whole': whole}]})
