@@ -840,6 +840,7 @@ impl<'a> Camera<'a> {
                 solution: page.solution.to_string(),
                 whole: corners.0.iter().all(|&p| inside(p)),
                 occluded: finger.is_some(),
+                needed_hidden: finger.is_some_and(|tip| needed_clue_under(&page.clues, tip)),
             }]
         } else {
             Vec::new()
@@ -874,9 +875,30 @@ impl<'a> Camera<'a> {
     }
 }
 
+/// Half the width of the finger's tip (grid sides); it widens by 30% to the frame's edge.
+const FINGER_HALF_WIDTH: f64 = 0.06;
+
+/// Whether the finger at `tip` covers the middle of a clue the puzzle needs: without the clues
+/// under it, `clues` have more than one solution, so no reader can tell which puzzle it is.
+fn needed_clue_under(clues: &Grid, tip: [f64; 2]) -> bool {
+    let mut seen = *clues;
+    for (cell, digit) in seen.0.iter_mut().enumerate() {
+        let x = ((cell % 9) as f64 + 0.5) / 9.0 - 0.5;
+        let y = ((cell / 9) as f64 + 0.5) / 9.0 - 0.5;
+        let below = y >= tip[1]
+            && (x - tip[0]).abs()
+                <= FINGER_HALF_WIDTH * (1.0 + 0.3 * (y - tip[1]) / (1.5 - tip[1]));
+        let in_tip = (x - tip[0]).hypot(y - tip[1]) <= FINGER_HALF_WIDTH;
+        if below || in_tip {
+            *digit = 0;
+        }
+    }
+    seen != *clues && solve(&seen).is_err()
+}
+
 /// A finger coming in from below, its tip at `tip` (grid coordinates, centred).
 fn draw_finger(frame: &mut Mat, frame_from_grid: &Homography, tip: [f64; 2]) -> opencv::Result<()> {
-    let half_width = 0.06;
+    let half_width = FINGER_HALF_WIDTH;
     let mut outline = Vec::new();
     for k in 0..=12 {
         let a = std::f64::consts::PI * k as f64 / 12.0;

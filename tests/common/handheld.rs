@@ -5,7 +5,7 @@
 use std::sync::Mutex;
 
 use super::camera::{self, Camera, Clip, Page, Run, Script};
-use super::videos::{self, VideoScore};
+use super::videos::{self, TruthFrame, VideoScore};
 
 /// One clip's figures.
 pub struct ClipResult {
@@ -198,6 +198,9 @@ pub struct Totals {
     /// lock.
     pub delays_after_legible: Vec<u64>,
     pub never_locked: usize,
+    /// Appearances not locked within 10 frames of whole in view while a finger covered a clue
+    /// the puzzle needs on every one of those frames: no reader could have locked them.
+    pub needed_hidden: usize,
     pub wrong_frames: usize,
     pub phantom_frames: usize,
     /// Frames circling an entry as wrong: every entry on these pages is right (Kubiesa's
@@ -222,6 +225,7 @@ pub fn totals(pages: &[Page], results: &[ClipResult]) -> Totals {
         digits_delays: Vec::new(),
         delays_after_legible: Vec::new(),
         never_locked: 0,
+        needed_hidden: 0,
         wrong_frames: 0,
         phantom_frames: 0,
         false_marks: 0,
@@ -279,6 +283,9 @@ pub fn totals(pages: &[Page], results: &[ClipResult]) -> Totals {
                 Some(d) => t.lock_delays.push(d),
                 None => t.never_locked += 1,
             }
+            if a.lock_delay.is_none_or(|d| d > 10) && needed_hidden_throughout(&r.run.truth, a) {
+                t.needed_hidden += 1;
+            }
             t.digits_delays.extend(a.digits_delay);
             after += a.after_lock;
             right += a.right_after_lock;
@@ -290,6 +297,19 @@ pub fn totals(pages: &[Page], results: &[ClipResult]) -> Totals {
     t.delays_after_legible.sort();
     t.right_share = right as f64 / after.max(1) as f64;
     t
+}
+
+/// Whether a clue `a`'s puzzle needs was under a finger on each of its first 11 frames whole in
+/// view (see `TruthPuzzle::needed_hidden`).
+fn needed_hidden_throughout(truth: &[TruthFrame], a: &videos::Appearance) -> bool {
+    let Some(whole) = a.whole_from else {
+        return false;
+    };
+    truth
+        .iter()
+        .skip(whole as usize)
+        .take(11)
+        .all(|f| f.puzzles.iter().any(|p| p.id == a.id && p.needed_hidden))
 }
 
 impl Totals {
@@ -323,9 +343,10 @@ impl Totals {
             100.0 * self.error_at(0.99),
             100.0 * self.error_at(1.0),
         ) + &format!(
-            "; locked within 10 frames of whole in view: {} of {}; right digits drawn within 10: {} of {}, on {:.1}% of frames whole in view (the whole solution on {:.1}%)",
+            "; locked within 10 frames of whole in view: {} of {} ({} not, a needed clue under a finger all along); right digits drawn within 10: {} of {}, on {:.1}% of frames whole in view (the whole solution on {:.1}%)",
             self.lock_delays.iter().filter(|&&d| d <= 10).count(),
             self.lock_delays.len() + self.never_locked,
+            self.needed_hidden,
             self.digits_delays.iter().filter(|&&d| d <= 10).count(),
             self.lock_delays.len() + self.never_locked,
             100.0 * self.digits_frames as f64 / self.whole_frames.max(1) as f64,

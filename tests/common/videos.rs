@@ -23,6 +23,10 @@ pub struct TruthPuzzle {
     /// All four corners inside the frame.
     pub whole: bool,
     pub occluded: bool,
+    /// A finger covers a clue the puzzle needs: the clues in view have several solutions
+    /// (simulated camera only).
+    #[serde(default)]
+    pub needed_hidden: bool,
 }
 
 /// A line of `sudoku-ar replay --jsonl`.
