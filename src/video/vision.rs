@@ -691,6 +691,8 @@ impl Vision {
     /// yet, and starts over from the grid found if it lies elsewhere and shows more clearly
     /// as a grid on this frame: a grid first found on a blurred frame (the page still
     /// moving) can be outlined a column off, and every reading of it then breaks the rules.
+    /// A grid already read as a puzzle looks for another one instead
+    /// ([`Vision::look_for_another_puzzle`]).
     fn search_again(
         &mut self,
         current: &TrackFrame,
