@@ -554,10 +554,12 @@ impl Vision {
         let current = TrackFrame::new(&gray)?;
         let mut outline = FrameOutline::new(&gray);
         self.follow(&current, &mut outline, &mut times)?;
-        if self.track.is_none() {
-            self.search(&current, &mut outline, &mut times)?;
-        } else {
-            self.search_again(&current, &mut outline, &mut times)?;
+        match self.track.as_ref().map(|t| &t.identity) {
+            None => self.search(&current, &mut outline, &mut times)?,
+            Some(Identity::Reading(_)) => self.search_again(&current, &mut outline, &mut times)?,
+            Some(Identity::Known(_)) => {
+                self.look_for_another_puzzle(&current, &mut outline, &mut times)?
+            }
         }
         if self.track.is_some() {
             self.read(&current, &mut outline, &mut times)?;
@@ -691,8 +693,6 @@ impl Vision {
     /// yet, and starts over from the grid found if it lies elsewhere and shows more clearly
     /// as a grid on this frame: a grid first found on a blurred frame (the page still
     /// moving) can be outlined a column off, and every reading of it then breaks the rules.
-    /// A grid already read as a puzzle looks for another one instead
-    /// ([`Vision::look_for_another_puzzle`]).
     fn search_again(
         &mut self,
         current: &TrackFrame,
@@ -702,9 +702,6 @@ impl Vision {
         let Some(track) = self.track.as_mut() else {
             return Ok(());
         };
-        if !matches!(track.identity, Identity::Reading(_)) {
-            return self.look_for_another_puzzle(current, outline, times);
-        }
         track.since_check += 1;
         // A grid found on a smeared frame may be outlined off (lines not followed, readings
         // that never add up): searched again on every frame until the anchor is set sharp.
@@ -1623,7 +1620,7 @@ mod tests {
             for _ in 0..frames {
                 let mut outline = FrameOutline::new(&page);
                 vision
-                    .search_again(&current, &mut outline, &mut VisionTimes::default())
+                    .look_for_another_puzzle(&current, &mut outline, &mut VisionTimes::default())
                     .unwrap();
             }
             track::quad_of(&vision.track.unwrap().image_from_grid)
