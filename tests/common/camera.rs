@@ -819,8 +819,15 @@ impl<'a> Camera<'a> {
         let after = self.pose(t + 0.25 / FPS).centre;
         motion_blur(&mut frame, [after[0] - before[0], after[1] - before[1]])?;
         self.light(&mut frame, t, i)?;
+        let mut washed_out = None;
         if let Some((centre, angle)) = self.glare(t) {
             frame = super::cover::glare_spot(&frame, centre, self.base_side(), angle);
+            washed_out = Some(super::cover::glare_weights(
+                self.clip.size,
+                centre,
+                self.base_side(),
+                angle,
+            ));
         }
         let corners = Quad(
             [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]].map(|p| frame_from_grid.apply(p)),
@@ -840,7 +847,13 @@ impl<'a> Camera<'a> {
                 solution: page.solution.to_string(),
                 whole: corners.0.iter().all(|&p| inside(p)),
                 occluded: finger.is_some(),
-                needed_hidden: finger.is_some_and(|tip| needed_clue_under(&page.clues, tip)),
+                needed_hidden: finger
+                    .is_some_and(|tip| needed_clue_hidden(&page.clues, |p| under_finger(tip, p)))
+                    || washed_out.as_ref().is_some_and(|weights| {
+                        needed_clue_hidden(&page.clues, |p| {
+                            washed_out_by_glare(weights, &frame_from_grid, p)
+                        })
+                    }),
             }]
         } else {
             Vec::new()
@@ -878,22 +891,49 @@ impl<'a> Camera<'a> {
 /// Half the width of the finger's tip (grid sides); it widens by 30% to the frame's edge.
 const FINGER_HALF_WIDTH: f64 = 0.06;
 
-/// Whether the finger at `tip` covers the middle of a clue the puzzle needs: without the clues
-/// under it, `clues` have more than one solution, so no reader can tell which puzzle it is.
-fn needed_clue_under(clues: &Grid, tip: [f64; 2]) -> bool {
+/// Whether a clue the puzzle needs is hidden: without the clues whose cells `hidden` says are
+/// covered (`hidden` takes a cell's middle, grid coordinates, centred), `clues` have more than
+/// one solution, so no reader can tell which puzzle it is.
+fn needed_clue_hidden(clues: &Grid, hidden: impl Fn([f64; 2]) -> bool) -> bool {
     let mut seen = *clues;
     for (cell, digit) in seen.0.iter_mut().enumerate() {
         let x = ((cell % 9) as f64 + 0.5) / 9.0 - 0.5;
         let y = ((cell / 9) as f64 + 0.5) / 9.0 - 0.5;
-        let below = y >= tip[1]
-            && (x - tip[0]).abs()
-                <= FINGER_HALF_WIDTH * (1.0 + 0.3 * (y - tip[1]) / (1.5 - tip[1]));
-        let in_tip = (x - tip[0]).hypot(y - tip[1]) <= FINGER_HALF_WIDTH;
-        if below || in_tip {
+        if *digit != 0 && hidden([x, y]) {
             *digit = 0;
         }
     }
     seen != *clues && solve(&seen).is_err()
+}
+
+/// Whether the finger whose tip is at `tip` covers the middle `p` of a cell.
+fn under_finger(tip: [f64; 2], [x, y]: [f64; 2]) -> bool {
+    let below = y >= tip[1]
+        && (x - tip[0]).abs() <= FINGER_HALF_WIDTH * (1.0 + 0.3 * (y - tip[1]) / (1.5 - tip[1]));
+    let in_tip = (x - tip[0]).hypot(y - tip[1]) <= FINGER_HALF_WIDTH;
+    below || in_tip
+}
+
+/// Whether the glare whose `weights` (see `cover::glare_weights`) lie over the frame has turned
+/// the printed digit in the cell whose middle is `p` white: its middle and the corners of the box
+/// a printed digit's strokes fill (0.3 x 0.5 of the cell) are all lifted at least 95% of the way
+/// to white, leaving ink and paper a few grey levels apart at most.
+fn washed_out_by_glare(weights: &Mat, frame_from_grid: &Homography, [x, y]: [f64; 2]) -> bool {
+    let (half_width, half_height) = (0.15 / 9.0, 0.25 / 9.0);
+    [
+        [0.0, 0.0],
+        [-1.0, -1.0],
+        [1.0, -1.0],
+        [1.0, 1.0],
+        [-1.0, 1.0],
+    ]
+    .iter()
+    .all(|[dx, dy]| {
+        let [u, v] = frame_from_grid.apply([x + dx * half_width, y + dy * half_height]);
+        weights
+            .at_2d::<f32>(v.round() as i32, u.round() as i32)
+            .is_ok_and(|&w| w >= 0.95)
+    })
 }
 
 /// A finger coming in from below, its tip at `tip` (grid coordinates, centred).

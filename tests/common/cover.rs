@@ -81,12 +81,11 @@ pub fn with_glare(image: &Mat, corners: &Quad, u: f64, v: f64, angle: f64) -> Ma
     glare_spot(image, centre, corners.mean_side(), angle)
 }
 
-/// The picture with a glare spot centred at `centre` (pixels), 0.24 x 0.14 of `side` across,
-/// turned by `angle` degrees: blended towards white, fully in the middle, softly at the edge.
-pub fn glare_spot(image: &Mat, centre: [f64; 2], side: f64, angle: f64) -> Mat {
-    let mut mask =
-        Mat::new_size_with_default(image.size().unwrap(), core::CV_32FC1, Scalar::all(0.0))
-            .unwrap();
+/// How far a glare spot centred at `centre` (pixels), 0.24 x 0.14 of `side` across, turned by
+/// `angle` degrees, lifts each pixel of a `size` picture towards white: 1 in its middle, falling
+/// softly to 0 at its edge (`CV_32FC1`).
+pub fn glare_weights(size: Size, centre: [f64; 2], side: f64, angle: f64) -> Mat {
+    let mut mask = Mat::new_size_with_default(size, core::CV_32FC1, Scalar::all(0.0)).unwrap();
     imgproc::ellipse(
         &mut mask,
         Point::new(centre[0].round() as i32, centre[1].round() as i32),
@@ -112,6 +111,13 @@ pub fn glare_spot(image: &Mat, centre: [f64; 2], side: f64, angle: f64) -> Mat {
     .unwrap();
     let mut clipped = Mat::default();
     imgproc::threshold(&soft, &mut clipped, 1.0, 1.0, imgproc::THRESH_TRUNC).unwrap();
+    clipped
+}
+
+/// The picture with a glare spot centred at `centre` (pixels), 0.24 x 0.14 of `side` across,
+/// turned by `angle` degrees: blended towards white, fully in the middle, softly at the edge.
+pub fn glare_spot(image: &Mat, centre: [f64; 2], side: f64, angle: f64) -> Mat {
+    let clipped = glare_weights(image.size().unwrap(), centre, side, angle);
     let mut weights = Mat::default();
     imgproc::cvt_color(&clipped, &mut weights, imgproc::COLOR_GRAY2BGR, 0).unwrap();
     let mut picture = Mat::default();

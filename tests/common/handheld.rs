@@ -90,10 +90,20 @@ impl ClipResult {
             .filter(|s| s.puzzle.as_ref().is_some_and(|p| p.status == "solved"))
             .count();
         let legible = self.run.legible_from.map_or(-1, |l| l as i64);
+        let hidden = self
+            .score
+            .appearances
+            .first()
+            .map_or(0, |a| needed_hidden_frames(&self.run.truth, a));
         line += &format!(
-            "  [whole {whole}, legible {legible}, found {}, drawn from {}; {solved_state} frames solved]",
+            "  [whole {whole}, legible {legible}, found {}, drawn from {}; {solved_state} frames solved{}]",
             first(&|_| true),
-            first(&|p| p.solution.is_some())
+            first(&|p| p.solution.is_some()),
+            if hidden > 0 {
+                format!("; a needed clue hidden on {hidden} of the first 11 whole")
+            } else {
+                String::new()
+            }
         );
         let circled: Vec<String> = self
             .run
@@ -198,8 +208,9 @@ pub struct Totals {
     /// lock.
     pub delays_after_legible: Vec<u64>,
     pub never_locked: usize,
-    /// Appearances not locked within 10 frames of whole in view while a finger covered a clue
-    /// the puzzle needs on every one of those frames: no reader could have locked them.
+    /// Appearances not locked within 10 frames of whole in view while a finger covered, or a
+    /// glare spot washed out, a clue the puzzle needs on every one of those frames: no reader
+    /// could have locked them.
     pub needed_hidden: usize,
     pub wrong_frames: usize,
     pub phantom_frames: usize,
@@ -299,17 +310,23 @@ pub fn totals(pages: &[Page], results: &[ClipResult]) -> Totals {
     t
 }
 
-/// Whether a clue `a`'s puzzle needs was under a finger on each of its first 11 frames whole in
-/// view (see `TruthPuzzle::needed_hidden`).
+/// Whether a clue `a`'s puzzle needs was hidden (under a finger or washed out by glare) on each of
+/// its first 11 frames whole in view (see `TruthPuzzle::needed_hidden`).
 fn needed_hidden_throughout(truth: &[TruthFrame], a: &videos::Appearance) -> bool {
+    needed_hidden_frames(truth, a) == 11
+}
+
+/// On how many of `a`'s first 11 frames whole in view a clue its puzzle needs was hidden.
+fn needed_hidden_frames(truth: &[TruthFrame], a: &videos::Appearance) -> usize {
     let Some(whole) = a.whole_from else {
-        return false;
+        return 0;
     };
     truth
         .iter()
         .skip(whole as usize)
         .take(11)
-        .all(|f| f.puzzles.iter().any(|p| p.id == a.id && p.needed_hidden))
+        .filter(|f| f.puzzles.iter().any(|p| p.id == a.id && p.needed_hidden))
+        .count()
 }
 
 impl Totals {
@@ -343,7 +360,7 @@ impl Totals {
             100.0 * self.error_at(0.99),
             100.0 * self.error_at(1.0),
         ) + &format!(
-            "; locked within 10 frames of whole in view: {} of {} ({} not, a needed clue under a finger all along); right digits drawn within 10: {} of {}, on {:.1}% of frames whole in view (the whole solution on {:.1}%)",
+            "; locked within 10 frames of whole in view: {} of {} ({} not, a needed clue hidden all along by a finger or glare); right digits drawn within 10: {} of {}, on {:.1}% of frames whole in view (the whole solution on {:.1}%)",
             self.lock_delays.iter().filter(|&&d| d <= 10).count(),
             self.lock_delays.len() + self.never_locked,
             self.needed_hidden,

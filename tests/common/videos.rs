@@ -23,8 +23,8 @@ pub struct TruthPuzzle {
     /// All four corners inside the frame.
     pub whole: bool,
     pub occluded: bool,
-    /// A finger covers a clue the puzzle needs: the clues in view have several solutions
-    /// (simulated camera only).
+    /// A finger covers, or a glare spot washes out, a clue the puzzle needs: the clues in view
+    /// have several solutions (simulated camera only).
     #[serde(default)]
     pub needed_hidden: bool,
 }
