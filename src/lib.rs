@@ -7,9 +7,10 @@
 //!   puzzle it is), used by both pipelines;
 //! - [`photo`]: still pictures (load, recognize, [`overlay`] the solution);
 //! - [`video`]: live video and replays (capture, vision with tracking, display, as threads);
-//! - [`solve`] the puzzle's rules; [`grid`], [`geometry`], [`raster`] and [`error`] are shared
-//!   basics.
+//! - [`solve`] the puzzle's rules; [`grid`], [`geometry`], [`bend`] (curved paper), [`raster`]
+//!   and [`error`] are shared basics.
 
+pub mod bend;
 pub mod error;
 pub mod geometry;
 pub mod grid;

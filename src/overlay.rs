@@ -7,6 +7,7 @@ use opencv::core::{CV_8UC1, Mat, Point, Rect, Scalar, Size, Vec3b};
 use opencv::imgproc;
 use opencv::prelude::*;
 
+use crate::bend::Bend;
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, warp};
 use crate::grid::Grid;
@@ -77,19 +78,65 @@ pub fn render_marks(cells: &[usize]) -> Result<Mat> {
     Ok(mask)
 }
 
-/// Warps `mask` (from [`render_digits`] or [`render_marks`]) onto the grid at `quad` in `image` (BGR) and blends it
-/// in `colour`. Only the grid's bounding box is warped, so the cost follows the grid's size.
-pub fn draw(image: &mut Mat, mask: &Mat, quad: &Quad, colour: [u8; 3]) -> Result<()> {
+/// Warps `mask` (from [`render_digits`] or [`render_marks`]) onto the grid at `quad` in `image`
+/// (BGR) and blends it in `colour`: by the homography of the corners, or, on curved paper
+/// (`bend`), each cell between its own crossings of the printed lines. Only the pixels around
+/// the grid (or the cells with something to draw) are warped, so the cost follows their size.
+pub fn draw(
+    image: &mut Mat,
+    mask: &Mat,
+    quad: &Quad,
+    bend: Option<&Bend>,
+    colour: [u8; 3],
+) -> Result<()> {
+    let Some(image_from_grid) = Homography::from_quads(&Quad::UNIT, quad) else {
+        return Ok(());
+    };
+    let Some(bend) = bend else {
+        let image_from_mask = image_from_grid.after(&Homography::scaling(1.0 / mask.cols() as f64));
+        return blend_warped(image, mask, &image_from_mask, quad, colour);
+    };
+    let lattice = bend.lattice(&image_from_grid);
+    let cell = mask.cols() / 9;
+    for row in 0..9 {
+        for col in 0..9 {
+            let from = Rect::new(col as i32 * cell, row as i32 * cell, cell, cell);
+            let cell_mask = Mat::roi(mask, from)?.try_clone()?;
+            if opencv::core::count_non_zero(&cell_mask)? == 0 {
+                continue;
+            }
+            let at = &lattice.0;
+            let corners = Quad([
+                at[row][col],
+                at[row][col + 1],
+                at[row + 1][col + 1],
+                at[row + 1][col],
+            ]);
+            let Some(image_from_cell) = Homography::from_quads(&Quad::UNIT, &corners) else {
+                continue;
+            };
+            let image_from_mask = image_from_cell.after(&Homography::scaling(1.0 / cell as f64));
+            blend_warped(image, &cell_mask, &image_from_mask, &corners, colour)?;
+        }
+    }
+    Ok(())
+}
+
+/// Warps `mask` by `image_from_mask` into the part of `image` around `quad` (where the mask
+/// lands) and blends it in `colour`.
+fn blend_warped(
+    image: &mut Mat,
+    mask: &Mat,
+    image_from_mask: &Homography,
+    quad: &Quad,
+    colour: [u8; 3],
+) -> Result<()> {
     let bounds = Rect::new(0, 0, image.cols(), image.rows());
     let Some(region) = bounding_box(quad, bounds) else {
         return Ok(());
     };
-    let Some(image_from_grid) = Homography::from_quads(&Quad::UNIT, quad) else {
-        return Ok(());
-    };
-    let region_from_mask = Homography::translation(-region.x as f64, -region.y as f64)
-        .after(&image_from_grid)
-        .after(&Homography::scaling(1.0 / mask.cols() as f64));
+    let region_from_mask =
+        Homography::translation(-region.x as f64, -region.y as f64).after(image_from_mask);
     let coverage = warp(
         mask,
         &region_from_mask,
@@ -178,7 +225,7 @@ mod tests {
         let mut image =
             Mat::new_rows_cols_with_default(400, 500, CV_8UC3, Scalar::all(255.0)).unwrap();
         let quad = Quad([[50.0, 20.0], [410.0, 20.0], [410.0, 380.0], [50.0, 380.0]]);
-        draw(&mut image, &mask, &quad, SOLUTION_COLOUR).unwrap();
+        draw(&mut image, &mask, &quad, None, SOLUTION_COLOUR).unwrap();
         assert!(green_pixels_in(&image, Rect::new(50, 20, 40, 40)) > 50);
         assert_eq!(green_pixels_in(&image, Rect::new(370, 340, 40, 40)), 0);
         assert_eq!(green_pixels_in(&image, Rect::new(90, 20, 320, 320)), 0);
@@ -190,7 +237,7 @@ mod tests {
         let mut image =
             Mat::new_rows_cols_with_default(360, 360, CV_8UC3, Scalar::all(255.0)).unwrap();
         let quad = Quad([[0.0, 0.0], [360.0, 0.0], [360.0, 360.0], [0.0, 360.0]]);
-        draw(&mut image, &marks, &quad, [0, 200, 0]).unwrap();
+        draw(&mut image, &marks, &quad, None, [0, 200, 0]).unwrap();
         assert!(
             green_pixels_in(&image, Rect::new(160, 160, 40, 40)) > 30,
             "ring around the centre cell"
@@ -209,7 +256,7 @@ mod tests {
             [160.0, 150.0],
             [-40.0, 160.0],
         ]);
-        draw(&mut image, &mask, &quad, SOLUTION_COLOUR).unwrap();
+        draw(&mut image, &mask, &quad, None, SOLUTION_COLOUR).unwrap();
         assert!(green_pixels_in(&image, Rect::new(0, 0, 100, 100)) > 0);
         let far = Quad([
             [500.0, 500.0],
@@ -217,6 +264,6 @@ mod tests {
             [600.0, 600.0],
             [500.0, 600.0],
         ]);
-        draw(&mut image, &mask, &far, SOLUTION_COLOUR).unwrap();
+        draw(&mut image, &mask, &far, None, SOLUTION_COLOUR).unwrap();
     }
 }

@@ -9,6 +9,7 @@ use opencv::imgproc;
 use opencv::prelude::*;
 use serde::Serialize;
 
+use crate::bend::Bend;
 use crate::error::{Error, Result, io_reason};
 use crate::geometry::Quad;
 use crate::grid::Grid;
@@ -28,6 +29,8 @@ pub const MIN_SIDE: i32 = 90;
 pub struct Puzzle {
     /// Corners in the picture's pixels.
     pub quad: Quad,
+    /// How the printed lines bend between the corners (curved paper), when they do clearly.
+    pub bend: Option<Bend>,
     pub reading: GridReading,
     /// The printed clues: the puzzle as published, which the solution is computed from.
     pub clues: Grid,
@@ -43,7 +46,7 @@ pub struct Puzzle {
 }
 
 impl Puzzle {
-    fn new(quad: Quad, reading: GridReading, judged: Judged) -> Puzzle {
+    fn new(quad: Quad, bend: Option<Bend>, reading: GridReading, judged: Judged) -> Puzzle {
         let entries = entries_of(&reading, &judged.clues);
         let Judged {
             clues,
@@ -54,6 +57,7 @@ impl Puzzle {
         } = judged;
         Puzzle {
             quad,
+            bend,
             reading,
             clues,
             entries,
@@ -176,7 +180,12 @@ impl PhotoPipeline {
         let mut negative = Mat::default();
         let gray = detection.ink.as_dark(gray, &mut negative)?;
         let mut steps = RecognizeTimes::default();
-        let Recognition { quad, reading, .. } = recognize(
+        let Recognition {
+            quad,
+            reading,
+            bend,
+            ..
+        } = recognize(
             &mut self.reader,
             gray,
             &detection.quad,
@@ -190,7 +199,7 @@ impl PhotoPipeline {
         let judged = judge_picture(&reading);
         times.solve += start.elapsed();
         let quad = quad.translated(-margin, -margin);
-        Ok(Puzzle::new(quad, reading, judged))
+        Ok(Puzzle::new(quad, bend, reading, judged))
     }
 }
 
@@ -232,11 +241,23 @@ pub fn annotate(image: &mut Mat, puzzle: &Puzzle) -> Result<()> {
         Some(solution) => {
             let filled = puzzle.clues.merged(&puzzle.entries);
             let mask = overlay::render_digits(&filled, &solution)?;
-            overlay::draw(image, &mask, &puzzle.quad, overlay::SOLUTION_COLOUR)?;
+            overlay::draw(
+                image,
+                &mask,
+                &puzzle.quad,
+                puzzle.bend.as_ref(),
+                overlay::SOLUTION_COLOUR,
+            )?;
             let wrong = puzzle.wrong_entries();
             if !wrong.is_empty() {
                 let marks = overlay::render_marks(&wrong)?;
-                overlay::draw(image, &marks, &puzzle.quad, overlay::WRONG_COLOUR)?;
+                overlay::draw(
+                    image,
+                    &marks,
+                    &puzzle.quad,
+                    puzzle.bend.as_ref(),
+                    overlay::WRONG_COLOUR,
+                )?;
             }
             Ok(())
         }
@@ -377,6 +398,7 @@ mod tests {
         entries.0[1] = solution.0[1] % 9 + 1; // wrong
         let puzzle = Puzzle {
             quad: Quad::UNIT,
+            bend: None,
             reading: GridReading(Vec::new()),
             clues,
             entries,
@@ -443,7 +465,7 @@ mod tests {
             corrections: Vec::new(),
             margin: None,
         };
-        let puzzle = Puzzle::new(Quad::UNIT, GridReading(cells), judged);
+        let puzzle = Puzzle::new(Quad::UNIT, None, GridReading(cells), judged);
         let entries: Vec<(usize, u8)> = (0..81)
             .filter(|&i| puzzle.entries.0[i] != 0)
             .map(|i| (i, puzzle.entries.0[i]))

@@ -10,6 +10,7 @@ use opencv::core::{Mat, Rect, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
 
+use crate::bend::Lattice;
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, warp};
 use crate::raster::GrayView;
@@ -44,6 +45,8 @@ pub struct Fitted {
     /// Which border lines were followed: top, right, bottom, left (a corner of `quad` on one
     /// that was not is placed from the lines inside it).
     pub border_seen: [bool; 4],
+    /// Where all the lines cross, in `gray`'s pixels (`quad`'s corners are four of them).
+    pub lattice: Lattice,
 }
 
 /// Like [`rectify`], but each cell is cut from between the printed lines around it, found near
@@ -113,12 +116,16 @@ pub fn rectify_along_lines(gray: &Mat, quad: &Quad) -> Result<Option<Fitted>> {
         opencv::core::BORDER_REPLICATE,
         opencv::core::Scalar::default(),
     )?;
-    let corner = |l: usize, k: usize| source.to_image(source_from_layout.apply(crossings.at[l][k]));
-    let quad = Quad([corner(0, 0), corner(0, 9), corner(9, 9), corner(9, 0)]);
+    let lattice = Lattice(
+        crossings
+            .at
+            .map(|row| row.map(|p| source.to_image(source_from_layout.apply(p)))),
+    );
     Ok(Some(Fitted {
         rectified,
-        quad,
+        quad: lattice.corners(),
         border_seen: crossings.border_seen,
+        lattice,
     }))
 }
 

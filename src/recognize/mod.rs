@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use opencv::core::Mat;
 
+use crate::bend::{Bend, Lattice};
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance};
 use crate::raster::GrayView;
@@ -62,6 +63,9 @@ pub struct Recognition {
     /// Whether `quad` is, at some corners, where the printed border lines were found to cross
     /// (else it is the corners given, turned when `turned`).
     pub on_lines: bool,
+    /// How the printed lines bend between the corners (curved paper), where they were followed
+    /// all round and bend clearly and smoothly; None on flat paper: the corners place the cells.
+    pub bend: Option<Bend>,
 }
 
 /// Time spent in [`recognize`], by step.
@@ -86,15 +90,15 @@ pub fn recognize(
     times: &mut RecognizeTimes,
 ) -> Result<Recognition> {
     let start = Instant::now();
-    let (rectified, quad, on_lines) = match cut_along_lines(gray, quad, follow)? {
+    let (rectified, quad, on_lines, lattice) = match cut_along_lines(gray, quad, follow)? {
         Some(cut) => {
             let cut = match beyond_unseen_border(gray, &cut)? {
                 Some(wider) => wider,
                 None => cut,
             };
-            (cut.rectified, cut.quad, cut.on_lines)
+            (cut.rectified, cut.quad, cut.on_lines, Some(cut.lattice))
         }
-        None => (cells::rectify(gray, quad)?, *quad, false),
+        None => (cells::rectify(gray, quad)?, *quad, false, None),
     };
     times.rectify = start.elapsed();
     let start = Instant::now();
@@ -112,6 +116,7 @@ pub fn recognize(
         reading,
         turned: false,
         on_lines,
+        bend: lattice.and_then(|l| Bend::fit(&l, &quad)),
     };
     // A smeared grid can read more plausibly turned (image1038 sliding in, under a thumb): which
     // way up it is waits for a sharper frame.
@@ -128,6 +133,7 @@ pub fn recognize(
             reading: turned,
             turned: true,
             on_lines,
+            bend: lattice.and_then(|l| Bend::fit(&l.turned_like(&turned_quad), &turned_quad)),
         };
     }
     times.read = start.elapsed();
@@ -141,6 +147,7 @@ struct Cut {
     quad: Quad,
     on_lines: bool,
     border_seen: [bool; 4],
+    lattice: Lattice,
 }
 
 /// The grid whose corners are given as `quad`, cut along the lines followed from them; None
@@ -171,6 +178,7 @@ fn cut_along_lines(gray: &Mat, quad: &Quad, follow: Follow) -> Result<Option<Cut
             quad: again_corners,
             on_lines,
             border_seen: again.border_seen,
+            lattice: again.lattice,
         }));
     }
     Ok(Some(Cut {
@@ -178,6 +186,7 @@ fn cut_along_lines(gray: &Mat, quad: &Quad, follow: Follow) -> Result<Option<Cut
         quad: corners,
         on_lines,
         border_seen: fitted.border_seen,
+        lattice: fitted.lattice,
     }))
 }
 
@@ -244,6 +253,7 @@ fn beyond_unseen_border(gray: &Mat, cut: &Cut) -> Result<Option<Cut>> {
                     quad: corners,
                     on_lines: true,
                     border_seen: fitted.border_seen,
+                    lattice: fitted.lattice,
                 }));
             }
         }
@@ -356,6 +366,7 @@ mod tests {
             quad: short,
             on_lines: true,
             border_seen: [true, true, true, false],
+            lattice: Lattice::flat(&short).unwrap(),
         };
         let wider = beyond_unseen_border(&page, &cut)
             .unwrap()

@@ -53,7 +53,7 @@ impl Painter {
                     self.masks.entry(key).or_insert(mask)
                 }
             };
-            overlay::draw(image, mask, &puzzle.quad, overlay::SOLUTION_COLOUR)?;
+            overlay::draw(image, mask, &puzzle.quad, None, overlay::SOLUTION_COLOUR)?;
             if puzzle.wrong != Grid::EMPTY {
                 // "Check my work": entries the solution contradicts are circled, as on a photo.
                 let marks = match self.marks.get(&puzzle.wrong) {
@@ -63,7 +63,7 @@ impl Painter {
                         self.marks.entry(puzzle.wrong).or_insert(marks)
                     }
                 };
-                overlay::draw(image, marks, &puzzle.quad, overlay::WRONG_COLOUR)?;
+                overlay::draw(image, marks, &puzzle.quad, None, overlay::WRONG_COLOUR)?;
             }
             return Ok(());
         }

@@ -1351,6 +1351,7 @@ mod tests {
             reading,
             turned,
             on_lines: true,
+            bend: None,
         }
     }
 
@@ -1395,6 +1396,7 @@ mod tests {
             reading: reading_of(&PUZZLE.parse().unwrap(), 0.9),
             turned: false,
             on_lines: true,
+            bend: None,
         };
         let pulled = Quad([[150.0, 92.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
         let off = Recognition {
@@ -1680,6 +1682,7 @@ mod tests {
                 reading,
                 turned,
                 on_lines: true,
+                bend: None,
             })
         };
         assert!(read(0.5, false, false));

@@ -1,0 +1,273 @@
+//! The paper's curve: how a grid's printed lines bend away from where the homography of its four
+//! corners puts them.
+//!
+//! A newspaper folded or curled, a book's page near the spine: the corners are right, but a
+//! homography through them cannot bend, and the middle cells' digits were drawn up to a third of a
+//! cell off, across the printed lines (Wicht `image1020`). Reading already cuts every cell along
+//! the lines it follows ([`crate::recognize::lines`]); a [`Bend`] keeps where those lines cross,
+//! as offsets in grid units from the flat grid, so that the overlay draws each cell between its
+//! own crossings. In grid units the curve travels with the paper: a video frame whose homography
+//! comes from tracking places the same offsets through its own `image_from_grid`.
+
+use crate::geometry::{Homography, Point, Quad, distance};
+
+/// Where a grid's printed lines cross, in picture pixels: `0[row_line][column_line]`, both 0 to
+/// 9, row line 0 running from the first corner of the grid's quad to its second.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Lattice(pub [[Point; 10]; 10]);
+
+impl Lattice {
+    /// The four outer crossings, in the order of a [`Quad`].
+    pub fn corners(&self) -> Quad {
+        Quad([self.0[0][0], self.0[0][9], self.0[9][9], self.0[9][0]])
+    }
+
+    /// The crossings of a flat grid with corners `quad`; None when three of them are collinear.
+    pub fn flat(quad: &Quad) -> Option<Lattice> {
+        let image_from_grid = Homography::from_quads(&Quad::UNIT, quad)?;
+        Some(Lattice(std::array::from_fn(|r| {
+            std::array::from_fn(|c| image_from_grid.apply([c as f64 / 9.0, r as f64 / 9.0]))
+        })))
+    }
+
+    /// The same crossings indexed from the corner nearest `quad`'s first one: a grid read turned
+    /// names its corners from the puzzle's top-left, not from the corner it was found with.
+    pub fn turned_like(&self, quad: &Quad) -> Lattice {
+        let mut turned = *self;
+        let mut best = *self;
+        for _ in 0..3 {
+            turned = Lattice(std::array::from_fn(|r| {
+                std::array::from_fn(|c| turned.0[c][9 - r])
+            }));
+            if turned.corners().max_corner_distance(quad) < best.corners().max_corner_distance(quad)
+            {
+                best = turned;
+            }
+        }
+        best
+    }
+}
+
+/// Per crossing of the printed lines, how far (grid units: the side is 1) it lies from where the
+/// homography of the grid's corners puts it, smoothed: see the module's doc.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bend([[Point; 10]; 10]);
+
+/// The lattice's outer crossings must lie this near (share of a cell) the quad's corners: else
+/// the quad was not taken from these lines (a border not seen), and their offsets would move the
+/// whole overlay rather than bend it.
+const CORNERS_AGREE: f64 = 0.1;
+/// Offsets that differ from a smooth surface by more than this (share of a cell, root mean
+/// square) are lines followed astray (onto digits, on a blurred frame), not paper bending.
+const SMOOTH_WITHIN: f64 = 0.08;
+/// A bend smaller than this everywhere (share of a cell) is flat paper: drawn by the corners.
+const FLAT_BELOW: f64 = 0.05;
+/// A bend larger than this somewhere (share of a cell) is not believed: the lines cannot have
+/// been followed that far from where the corners put them (see `recognize::lines`' reach).
+const AT_MOST: f64 = 0.5;
+
+impl Bend {
+    /// The bend of the paper whose printed lines cross at `lattice`, given the grid's corners
+    /// `quad` (the same picture); None when it is flat, or when the crossings do not describe
+    /// a smooth bend between those corners (then the corners alone place the overlay).
+    ///
+    /// ```
+    /// use sudoku_ar::bend::{Bend, Lattice};
+    /// use sudoku_ar::geometry::Quad;
+    /// // A page bowed 6 px to the right in its middle rows, 360 px across.
+    /// let lattice = Lattice(std::array::from_fn(|r| std::array::from_fn(|c| {
+    ///     let v = r as f64 / 9.0;
+    ///     [40.0 * c as f64 + 24.0 * v * (1.0 - v), 40.0 * r as f64]
+    /// })));
+    /// let quad = lattice.corners();
+    /// let bend = Bend::fit(&lattice, &quad).unwrap();
+    /// assert!((bend.largest() * 360.0 - 6.0).abs() < 0.2);
+    /// ```
+    pub fn fit(lattice: &Lattice, quad: &Quad) -> Option<Bend> {
+        let cell = 1.0 / 9.0;
+        let side = quad.mean_side();
+        if lattice.corners().max_corner_distance(quad) > CORNERS_AGREE * side / 9.0 {
+            return None;
+        }
+        let grid_from_image = Homography::from_quads(quad, &Quad::UNIT)?;
+        let offsets: [[Point; 10]; 10] = std::array::from_fn(|r| {
+            std::array::from_fn(|c| {
+                let [u, v] = grid_from_image.apply(lattice.0[r][c]);
+                [u - c as f64 * cell, v - r as f64 * cell]
+            })
+        });
+        let smooth = [0, 1].map(|k| fit_cubic(&offsets, k));
+        let [across, down] = smooth;
+        let (across, down) = (across?, down?);
+        let bend = Bend(std::array::from_fn(|r| {
+            std::array::from_fn(|c| {
+                let (x, y) = (c as f64 * cell - 0.5, r as f64 * cell - 0.5);
+                [cubic(&across, x, y), cubic(&down, x, y)]
+            })
+        }));
+        let mut squared = 0.0;
+        for (row, fitted) in offsets.iter().zip(&bend.0) {
+            for (&o, &f) in row.iter().zip(fitted) {
+                squared += distance(o, f).powi(2);
+            }
+        }
+        let astray = (squared / 100.0).sqrt();
+        let largest = bend.largest();
+        tracing::trace!(
+            astray = astray / cell,
+            largest = largest / cell,
+            "bend of the printed lines (cells)"
+        );
+        (astray <= SMOOTH_WITHIN * cell
+            && largest >= FLAT_BELOW * cell
+            && largest <= AT_MOST * cell)
+            .then_some(bend)
+    }
+
+    /// The largest offset, in grid units.
+    pub fn largest(&self) -> f64 {
+        self.0
+            .iter()
+            .flatten()
+            .map(|&o| distance(o, [0.0, 0.0]))
+            .fold(0.0, f64::max)
+    }
+
+    /// Where the lines cross in a picture whose homography of the grid's corners is
+    /// `image_from_grid`.
+    pub fn lattice(&self, image_from_grid: &Homography) -> Lattice {
+        Lattice(std::array::from_fn(|r| {
+            std::array::from_fn(|c| {
+                let [du, dv] = self.0[r][c];
+                image_from_grid.apply([c as f64 / 9.0 + du, r as f64 / 9.0 + dv])
+            })
+        }))
+    }
+}
+
+/// The ten terms of a cubic surface at (x, y).
+fn cubic_terms(x: f64, y: f64) -> [f64; 10] {
+    [
+        1.0,
+        x,
+        y,
+        x * x,
+        x * y,
+        y * y,
+        x * x * x,
+        x * x * y,
+        x * y * y,
+        y * y * y,
+    ]
+}
+
+fn cubic(coefficients: &[f64; 10], x: f64, y: f64) -> f64 {
+    cubic_terms(x, y)
+        .iter()
+        .zip(coefficients)
+        .map(|(t, c)| t * c)
+        .sum()
+}
+
+/// The least-squares cubic surface through coordinate `k` of the offsets, over grid coordinates
+/// centred on the grid's middle.
+fn fit_cubic(offsets: &[[Point; 10]; 10], k: usize) -> Option<[f64; 10]> {
+    let mut normal = [[0.0; 11]; 10];
+    for (r, row) in offsets.iter().enumerate() {
+        for (c, offset) in row.iter().enumerate() {
+            let terms = cubic_terms(c as f64 / 9.0 - 0.5, r as f64 / 9.0 - 0.5);
+            for i in 0..10 {
+                for j in 0..10 {
+                    normal[i][j] += terms[i] * terms[j];
+                }
+                normal[i][10] += terms[i] * offset[k];
+            }
+        }
+    }
+    solve_linear_10(normal)
+}
+
+/// Gaussian elimination with partial pivoting on a 10x10 system given as rows [a | b].
+fn solve_linear_10(mut a: [[f64; 11]; 10]) -> Option<[f64; 10]> {
+    for col in 0..10 {
+        let pivot = (col..10).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
+        if a[pivot][col].abs() < 1e-12 {
+            return None;
+        }
+        a.swap(col, pivot);
+        for row in 0..10 {
+            if row != col {
+                let f = a[row][col] / a[col][col];
+                let pivot_row = a[col];
+                for (value, p) in a[row].iter_mut().zip(pivot_row).skip(col) {
+                    *value -= f * p;
+                }
+            }
+        }
+    }
+    Some(std::array::from_fn(|i| a[i][10] / a[i][i]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A grid 360 px across at (20, 30), its lines bowed by `bow` pixels (rightwards, largest
+    /// in the middle rows), and its corners.
+    fn bowed(bow: f64) -> (Lattice, Quad) {
+        let lattice = Lattice(std::array::from_fn(|r| {
+            std::array::from_fn(|c| {
+                let v = r as f64 / 9.0;
+                [
+                    20.0 + 40.0 * c as f64 + 4.0 * bow * v * (1.0 - v),
+                    30.0 + 40.0 * r as f64,
+                ]
+            })
+        }));
+        (lattice, lattice.corners())
+    }
+
+    #[test]
+    fn a_bowed_page_is_drawn_along_its_lines() {
+        let (lattice, quad) = bowed(8.0);
+        let bend = Bend::fit(&lattice, &quad).expect("a clear bend");
+        let image_from_grid = Homography::from_quads(&Quad::UNIT, &quad).unwrap();
+        let drawn = bend.lattice(&image_from_grid);
+        for (row, truth) in drawn.0.iter().zip(&lattice.0) {
+            for (&d, &t) in row.iter().zip(truth) {
+                assert!(distance(d, t) < 0.3, "{d:?} vs {t:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn flat_paper_and_lines_followed_astray_are_drawn_by_the_corners() {
+        let (flat, quad) = bowed(0.5);
+        assert_eq!(Bend::fit(&flat, &quad), None);
+        // One line followed onto the digits beside it, a third of a cell off, the rest flat:
+        // no smooth bend does that.
+        let (mut astray, quad) = bowed(0.0);
+        for r in 1..9 {
+            astray.0[r][4][0] += 13.0 * if r % 2 == 0 { 1.0 } else { -1.0 };
+        }
+        assert_eq!(Bend::fit(&astray, &quad), None);
+    }
+
+    #[test]
+    fn crossings_off_the_corners_given_are_no_bend() {
+        // The quad was cut on the first inner line (a border not seen): a cell off.
+        let (lattice, mut quad) = bowed(8.0);
+        quad.0[0] = lattice.0[1][1];
+        assert_eq!(Bend::fit(&lattice, &quad), None);
+    }
+
+    #[test]
+    fn a_lattice_is_turned_to_the_puzzle_s_corners() {
+        let (lattice, quad) = bowed(8.0);
+        // The puzzle's top-left is the found grid's top-right corner.
+        let turned_quad = Quad(std::array::from_fn(|i| quad.0[(i + 1) % 4]));
+        let turned = lattice.turned_like(&turned_quad);
+        assert_eq!(turned.corners(), turned_quad);
+        assert_eq!(turned.0[0][1], lattice.0[1][9]);
+    }
+}
