@@ -232,24 +232,26 @@ fn dark_and_light_screens_under_a_hand_held_camera() {
     assert_eq!(failures, 0);
 }
 
-/// A printed puzzle curved on the table (its columns bowed by up to a quarter of a cell, its
-/// rows sagging by up to a sixth): every missing digit is drawn in its printed cell. The page is
-/// an app's screen drawn here in a held-out face, bent by a known warp, so the true middle of
-/// every cell is known exactly; the digits drawn (alone, on black) must have their ink centred
-/// within 0.18 of a cell of it, and 0.09 on average. Drawn by the corners' homography alone,
-/// the middle cells' digits lay up to 0.37 of a cell off (Wicht's `image1020`, a real curved
-/// newspaper page, looked like that).
-#[test]
-fn a_curved_page_gets_every_digit_drawn_in_its_printed_cell() {
-    use opencv::core::{self, Mat, Vec3b};
-    use sudoku_ar::geometry::{Homography, Quad};
-    let puzzles = puzzles();
-    let mut pipeline = common::pipeline();
-    let (mut worst, mut offs): (f64, Vec<f64>) = (0.0, Vec::new());
-    for k in 0..4 {
+/// A printed puzzle curved on the table: an app's screen drawn here in a held-out face, its
+/// columns bowed by up to a quarter of a cell and its rows sagging by up to a sixth, by a known
+/// warp, so that the true middle of every cell is known exactly.
+struct CurvedPage {
+    name: String,
+    /// The bent picture.
+    image: opencv::core::Mat,
+    /// The grid's corners (the bend leaves them where they are).
+    corners: sudoku_ar::geometry::Quad,
+    givens: [u8; 81],
+    solution: [u8; 81],
+    image_from_grid: sudoku_ar::geometry::Homography,
+}
+
+impl CurvedPage {
+    /// The `k`-th app screen, bent.
+    fn new(k: usize) -> CurvedPage {
         let style = Style {
             theme: THEMES[0],
-            layout: if k % 2 == 0 {
+            layout: if k.is_multiple_of(2) {
                 Layout::Phone
             } else {
                 Layout::Web
@@ -259,42 +261,48 @@ fn a_curved_page_gets_every_digit_drawn_in_its_printed_cell() {
             pencil_marks: false,
             entries: false,
         };
-        let screen = screens::render(&puzzles[60 + k], style, 700 + k as u64);
-        let side = screen.corners.mean_side();
-        let image_from_grid = Homography::from_quads(&Quad::UNIT, &screen.corners).unwrap();
-        let grid_from_image = image_from_grid.inverse().unwrap();
-        // The bend, in pixels, at grid coordinates (u, v) (clamped to the grid: the page beside it
-        // moves with its edge).
-        let bend = |[u, v]: [f64; 2]| {
-            let (u, v) = (u.clamp(0.0, 1.0), v.clamp(0.0, 1.0));
-            let pi = std::f64::consts::PI;
-            [0.028 * side * (pi * v).sin(), 0.018 * side * (pi * u).sin()]
+        let screen = screens::render(&puzzles()[60 + k], style, 700 + k as u64);
+        CurvedPage::bent(
+            screen.name,
+            &screen.image,
+            screen.corners,
+            screen.givens,
+            screen.solution,
+        )
+    }
+
+    fn bent(
+        name: String,
+        flat: &opencv::core::Mat,
+        corners: sudoku_ar::geometry::Quad,
+        givens: [u8; 81],
+        solution: [u8; 81],
+    ) -> CurvedPage {
+        use opencv::core::{self, Mat};
+        use sudoku_ar::geometry::{Homography, Quad};
+        let mut page = CurvedPage {
+            name,
+            image: Mat::default(),
+            corners,
+            givens,
+            solution,
+            image_from_grid: Homography::from_quads(&Quad::UNIT, &corners).unwrap(),
         };
-        // A point of the flat page lands at q = p + bend(q): found by a few steps from p.
-        let bent_from_flat = |p: [f64; 2]| {
-            let mut q = p;
-            for _ in 0..6 {
-                let d = bend(grid_from_image.apply(q));
-                q = [p[0] + d[0], p[1] + d[1]];
-            }
-            q
-        };
-        let (w, h) = (screen.image.cols(), screen.image.rows());
+        let (w, h) = (flat.cols(), flat.rows());
         let mut map_x =
             Mat::new_rows_cols_with_default(h, w, core::CV_32FC1, Scalar::all(0.0)).unwrap();
         let mut map_y = map_x.clone();
         for y in 0..h {
             for x in 0..w {
                 let q = [x as f64, y as f64];
-                let d = bend(grid_from_image.apply(q));
+                let d = page.bend(q);
                 *map_x.at_2d_mut::<f32>(y, x).unwrap() = (q[0] - d[0]) as f32;
                 *map_y.at_2d_mut::<f32>(y, x).unwrap() = (q[1] - d[1]) as f32;
             }
         }
-        let mut bent = Mat::default();
         imgproc::remap(
-            &screen.image,
-            &mut bent,
+            flat,
+            &mut page.image,
             &map_x,
             &map_y,
             imgproc::INTER_LINEAR,
@@ -302,8 +310,50 @@ fn a_curved_page_gets_every_digit_drawn_in_its_printed_cell() {
             Scalar::default(),
         )
         .unwrap();
+        page
+    }
+
+    /// How far the bend moves the page at picture point `q`, in pixels (beside the grid, as
+    /// its nearest edge).
+    fn bend(&self, q: [f64; 2]) -> [f64; 2] {
+        let [u, v] = self.image_from_grid.inverse().unwrap().apply(q);
+        let (u, v) = (u.clamp(0.0, 1.0), v.clamp(0.0, 1.0));
+        let side = self.corners.mean_side();
+        let pi = std::f64::consts::PI;
+        [0.028 * side * (pi * v).sin(), 0.018 * side * (pi * u).sin()]
+    }
+
+    /// Where the middle of `cell` is on the bent picture: the point q with q = p + bend(q), p its
+    /// middle on the flat page, found in a few steps from p.
+    fn cell_middle(&self, cell: usize) -> [f64; 2] {
+        let p = self.image_from_grid.apply([
+            ((cell % 9) as f64 + 0.5) / 9.0,
+            ((cell / 9) as f64 + 0.5) / 9.0,
+        ]);
+        let mut q = p;
+        for _ in 0..6 {
+            let d = self.bend(q);
+            q = [p[0] + d[0], p[1] + d[1]];
+        }
+        q
+    }
+}
+
+/// A curved page (see [`CurvedPage`]): every missing digit is drawn in its printed cell. The
+/// digits drawn (alone, on black) must have their ink centred within 0.18 of a cell of the true
+/// middle, and 0.09 on average. Drawn by the corners' homography alone, the middle cells' digits
+/// lay up to 0.37 of a cell off (Wicht's `image1020`, a real curved newspaper page, looked like
+/// that).
+#[test]
+fn a_curved_page_gets_every_digit_drawn_in_its_printed_cell() {
+    use opencv::core::{self, Mat, Vec3b};
+    let mut pipeline = common::pipeline();
+    let (mut worst, mut offs): (f64, Vec<f64>) = (0.0, Vec::new());
+    for k in 0..4 {
+        let page = CurvedPage::new(k);
+        let screen = &page;
         let puzzle = pipeline
-            .process(&bent, &mut StageTimes::default())
+            .process(&page.image, &mut StageTimes::default())
             .unwrap()
             .unwrap_or_else(|| panic!("{}: no grid found", screen.name));
         assert_eq!(
@@ -312,17 +362,15 @@ fn a_curved_page_gets_every_digit_drawn_in_its_printed_cell() {
             "{}",
             screen.name
         );
+        let (w, h) = (page.image.cols(), page.image.rows());
         let mut drawn =
             Mat::new_rows_cols_with_default(h, w, core::CV_8UC3, Scalar::all(0.0)).unwrap();
         sudoku_ar::photo::annotate(&mut drawn, &puzzle).unwrap();
+        let cell_side = screen.corners.mean_side() / 9.0;
         for cell in (0..81).filter(|&c| screen.givens[c] == 0) {
-            let centre = [
-                ((cell % 9) as f64 + 0.5) / 9.0,
-                ((cell / 9) as f64 + 0.5) / 9.0,
-            ];
-            let truth = bent_from_flat(image_from_grid.apply(centre));
+            let truth = page.cell_middle(cell);
             // The ink drawn within half a cell of the true middle, weighted by its green.
-            let reach = 0.5 * side / 9.0;
+            let reach = 0.5 * cell_side;
             let (mut sum, mut at) = (0.0, [0.0, 0.0]);
             for y in (truth[1] - reach) as i32..=(truth[1] + reach) as i32 {
                 for x in (truth[0] - reach) as i32..=(truth[0] + reach) as i32 {
@@ -335,7 +383,7 @@ fn a_curved_page_gets_every_digit_drawn_in_its_printed_cell() {
                 }
             }
             assert!(sum > 0.0, "{}: nothing drawn in cell {cell}", screen.name);
-            let off = ((at[0] / sum - truth[0]).hypot(at[1] / sum - truth[1])) / (side / 9.0);
+            let off = (at[0] / sum - truth[0]).hypot(at[1] / sum - truth[1]) / cell_side;
             worst = worst.max(off);
             offs.push(off);
             assert!(
@@ -355,4 +403,89 @@ fn a_curved_page_gets_every_digit_drawn_in_its_printed_cell() {
         mean < 0.09,
         "digits drawn {mean:.3} of a cell off on average"
     );
+}
+
+/// A curved page (see [`CurvedPage`]) under the simulated hand-held camera (sliding in,
+/// wobbling, tilting, a quick shake, part way out of view and back, a finger): on every frame
+/// with the solution drawn, where each cell is drawn (between the crossings of the bend the
+/// vision stage carries, else by the corners) lies near the true middle of the printed cell,
+/// which the camera's own geometry gives.
+#[test]
+fn a_curved_page_under_a_hand_held_camera_gets_its_digits_in_their_cells() {
+    use common::camera::{Camera, Clip, Page, Script};
+    use sudoku_ar::geometry::{Homography, Quad};
+    use sudoku_ar::grid::Grid;
+    let pages: Vec<CurvedPage> = (0..2).map(CurvedPage::new).collect();
+    let camera_pages: Vec<Page> = pages
+        .iter()
+        .map(|p| Page {
+            name: p.name.clone(),
+            image: p.image.clone(),
+            corners: p.corners,
+            published: p.corners,
+            clues: Grid(p.givens),
+            solution: Grid(p.solution),
+        })
+        .collect();
+    let names: Vec<String> = camera_pages.iter().map(|p| p.name.clone()).collect();
+    let mut offs = Vec::new();
+    let mut bent_frames = 0;
+    for (i, page) in pages.iter().enumerate() {
+        let clip = Clip::new(Script::Handheld, vec![i], &names, 900 + i as u64);
+        let camera = Camera::new(&camera_pages, &clip).expect("camera");
+        let mut vision = sudoku_ar::video::vision::Vision::new(common::pipeline_reader());
+        for f in 0..clip.frames {
+            let (frame, _) = camera.frame(f).expect("frame");
+            let view = vision.process(&frame).expect("vision");
+            let Some(puzzle) = view.puzzle.filter(|p| p.solved.is_some()) else {
+                continue;
+            };
+            let frame_from_photo = camera.frame_from_photo(f);
+            let image_from_grid = Homography::from_quads(&Quad::UNIT, &puzzle.quad).unwrap();
+            let lattice = puzzle.bend.map(|b| b.lattice(&image_from_grid));
+            bent_frames += usize::from(lattice.is_some());
+            let cell_side =
+                Quad(page.corners.0.map(|p| frame_from_photo.apply(p))).mean_side() / 9.0;
+            let worst = (0..81)
+                .map(|cell| {
+                    let drawn = match &lattice {
+                        Some(l) => {
+                            let (r, c) = (cell / 9, cell % 9);
+                            let at = [l.0[r][c], l.0[r][c + 1], l.0[r + 1][c], l.0[r + 1][c + 1]];
+                            [0, 1].map(|k| at.iter().map(|p| p[k]).sum::<f64>() / 4.0)
+                        }
+                        None => image_from_grid.apply([
+                            ((cell % 9) as f64 + 0.5) / 9.0,
+                            ((cell / 9) as f64 + 0.5) / 9.0,
+                        ]),
+                    };
+                    let truth = frame_from_photo.apply(page.cell_middle(cell));
+                    (drawn[0] - truth[0]).hypot(drawn[1] - truth[1]) / cell_side
+                })
+                .fold(0.0, f64::max);
+            offs.push(worst);
+        }
+    }
+    offs.sort_by(f64::total_cmp);
+    let at = |q: f64| offs[((offs.len() - 1) as f64 * q).round() as usize];
+    println!(
+        "curved pages, hand-held: {} frames drawn ({bent_frames} along the bend); worst cell per frame p50 {:.3} p99 {:.3} max {:.3} of a cell off",
+        offs.len(),
+        at(0.5),
+        at(0.99),
+        at(1.0)
+    );
+    // Measured: 400 frames drawn, 368 along the bend (the frames before a clear reading are
+    // drawn by the corners); the worst cell per frame p50 0.088, p99 0.335 of a cell: on the
+    // phone screen, whose grid reaches the paper's edge, the bowed right border is not seen
+    // by the lines followed once a frame, its corners stay where the outline put them, up to
+    // a third of a cell off (the photo, followed again from where the lines put it, is right
+    // within 0.03 of a cell). Drawn by the corners alone: p50 0.304.
+    assert!(offs.len() > 300, "drawn on {} frames", offs.len());
+    assert!(
+        bent_frames * 5 >= offs.len() * 4,
+        "drawn along the bend on {bent_frames} of {} frames",
+        offs.len()
+    );
+    assert!(at(0.5) < 0.15, "worst cell per frame p50 {:.3}", at(0.5));
 }

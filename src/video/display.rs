@@ -53,7 +53,13 @@ impl Painter {
                     self.masks.entry(key).or_insert(mask)
                 }
             };
-            overlay::draw(image, mask, &puzzle.quad, None, overlay::SOLUTION_COLOUR)?;
+            overlay::draw(
+                image,
+                mask,
+                &puzzle.quad,
+                puzzle.bend.as_ref(),
+                overlay::SOLUTION_COLOUR,
+            )?;
             if puzzle.wrong != Grid::EMPTY {
                 // "Check my work": entries the solution contradicts are circled, as on a photo.
                 let marks = match self.marks.get(&puzzle.wrong) {
@@ -63,7 +69,13 @@ impl Painter {
                         self.marks.entry(puzzle.wrong).or_insert(marks)
                     }
                 };
-                overlay::draw(image, marks, &puzzle.quad, None, overlay::WRONG_COLOUR)?;
+                overlay::draw(
+                    image,
+                    marks,
+                    &puzzle.quad,
+                    puzzle.bend.as_ref(),
+                    overlay::WRONG_COLOUR,
+                )?;
             }
             return Ok(());
         }
@@ -422,6 +434,7 @@ mod tests {
         let view = |entries: Grid, wrong: Grid| FrameView {
             puzzle: Some(PuzzleView {
                 quad,
+                bend: None,
                 clues,
                 state: LiveState::Solved,
                 solved: Some(known.clone()),
@@ -464,6 +477,7 @@ mod tests {
             let view = FrameView {
                 puzzle: Some(PuzzleView {
                     quad,
+                    bend: None,
                     clues: Grid::EMPTY,
                     state,
                     solved: None,

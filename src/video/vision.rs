@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use opencv::core::Mat;
 use opencv::imgproc;
 
+use crate::bend::Bend;
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance};
 use crate::grid::Grid;
@@ -94,6 +95,8 @@ pub struct FrameView {
 pub struct PuzzleView {
     /// Corners in this frame's pixels, in the puzzle's own orientation (top-left first).
     pub quad: Quad,
+    /// How the printed lines bend between the corners (curved paper), when they clearly do.
+    pub bend: Option<Bend>,
     /// The clues as read so far.
     pub clues: Grid,
     pub state: LiveState,
@@ -212,6 +215,10 @@ struct Track {
     wrong: WrongMarks,
     /// Frames in a row the grid has been cut by the frame's edge.
     cut_for: u32,
+    /// How the printed lines bend between the corners (curved paper), in grid units, as the
+    /// last clear reading (nothing over the grid, not smeared) followed them: the paper's curve
+    /// travels with it, so each frame draws the cells through its own homography.
+    bend: Option<Bend>,
 }
 
 impl Track {
@@ -241,6 +248,7 @@ impl Track {
             entries: Grid::EMPTY,
             wrong: WrongMarks::NONE,
             cut_for: 0,
+            bend: None,
         }))
     }
 
@@ -332,6 +340,11 @@ impl Track {
                     // under a steep view put a steady, anchored grid 4.5% off for a frame).
                     self.confirmed = false;
                 }
+                // Lines followed beside a finger or across a smear may bend where the paper
+                // does not: the bend read before stays.
+                if !covered && !recognition.reading.smeared() {
+                    self.bend = recognition.bend;
+                }
             }
         }
         Ok((agrees, doubtful))
@@ -361,6 +374,11 @@ impl Track {
         let Some(h) = Homography::from_quads(&Quad::UNIT, quad) else {
             return Ok(false);
         };
+        // A grid now named from another corner (read turned) would have its bend turned too.
+        let was = track::quad_of(&self.image_from_grid);
+        if was.turned_like(quad) != was {
+            self.bend = None;
+        }
         self.image_from_grid = h;
         self.anchor = Anchor::new(current, &h)?;
         Ok(true)
@@ -1164,6 +1182,7 @@ fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
             );
             PuzzleView {
                 quad,
+                bend: track.bend,
                 clues: evidence.clues(),
                 state,
                 solved,
@@ -1182,6 +1201,7 @@ fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
             };
             PuzzleView {
                 quad,
+                bend: track.bend,
                 clues: known.clues,
                 state,
                 solved,
@@ -1417,6 +1437,52 @@ mod tests {
             .take_lines(&page, &current, &right, &recognition)
             .unwrap();
         assert!(agrees);
+    }
+
+    #[test]
+    fn the_bend_of_a_clear_reading_travels_with_the_track_until_the_grid_is_read_turned() {
+        use crate::bend::Lattice;
+        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
+        let current = TrackFrame::new(&page).unwrap();
+        let right = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        let mut track = Track::start(&current, &found_at(right, false))
+            .unwrap()
+            .unwrap();
+        // The paper bowed: its middle rows' lines 9 px (a quarter of a cell) to the right.
+        let mut bowed = Lattice::flat(&right).unwrap();
+        for (r, row) in bowed.0.iter_mut().enumerate() {
+            let v = r as f64 / 9.0;
+            for p in row.iter_mut() {
+                p[0] += 36.0 * v * (1.0 - v);
+            }
+        }
+        let bend = Bend::fit(&bowed, &right);
+        assert!(bend.is_some());
+        let clear = Recognition {
+            quad: right,
+            reading: reading_of(&PUZZLE.parse().unwrap(), 0.9),
+            turned: false,
+            on_lines: true,
+            bend,
+        };
+        track.take_lines(&page, &current, &right, &clear).unwrap();
+        assert_eq!(track.bend, bend);
+        // A reading beside a finger, or smeared, bends where the paper may not: the bend stays.
+        let mut covered = reading_of(&PUZZLE.parse().unwrap(), 0.9);
+        covered.0[80] = covered.0[80].hidden(0.3);
+        let beside_a_finger = Recognition {
+            reading: covered,
+            bend: None,
+            ..clear.clone()
+        };
+        track
+            .take_lines(&page, &current, &right, &beside_a_finger)
+            .unwrap();
+        assert_eq!(track.bend, bend);
+        // Read turned, the grid is named from another corner: its bend would be turned too.
+        let turned = Quad(std::array::from_fn(|i| right.0[(i + 1) % 4]));
+        assert!(track.start_again_at(&current, &turned).unwrap());
+        assert_eq!(track.bend, None);
     }
 
     #[test]

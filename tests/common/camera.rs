@@ -792,6 +792,14 @@ impl<'a> Camera<'a> {
         })
     }
 
+    /// Where frame `i` shows each pixel of the page in view (its photo's pixels).
+    pub fn frame_from_photo(&self, i: usize) -> Homography {
+        let t = i as f64 / FPS;
+        self.pose(t)
+            .frame_from_grid()
+            .after(&self.grid_from_photo[self.page_at(t)])
+    }
+
     /// The frame at index `i` and its truth.
     pub fn frame(&self, i: usize) -> opencv::Result<(Mat, TruthFrame)> {
         let t = i as f64 / FPS;
