@@ -96,14 +96,9 @@ impl Bend {
                 [u - c as f64 * cell, v - r as f64 * cell]
             })
         });
-        let smooth = [0, 1].map(|k| fit_cubic(&offsets, k));
-        let [across, down] = smooth;
-        let (across, down) = (across?, down?);
+        let surface = Surface::fit(&offsets)?;
         let bend = Bend(std::array::from_fn(|r| {
-            std::array::from_fn(|c| {
-                let (x, y) = (c as f64 * cell - 0.5, r as f64 * cell - 0.5);
-                [cubic(&across, x, y), cubic(&down, x, y)]
-            })
+            std::array::from_fn(|c| surface.at([c as f64 * cell, r as f64 * cell]))
         }));
         let mut squared = 0.0;
         for (row, fitted) in offsets.iter().zip(&bend.0) {
@@ -142,6 +137,32 @@ impl Bend {
                 image_from_grid.apply([c as f64 / 9.0 + du, r as f64 / 9.0 + dv])
             })
         }))
+    }
+}
+
+/// A smooth offset (a cubic surface each way) over grid coordinates: how the paper's curve moves
+/// each point of the grid.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Surface {
+    across: [f64; 10],
+    down: [f64; 10],
+}
+
+impl Surface {
+    /// The least-squares surface through `offsets`, given at the lines' crossings
+    /// (`offsets[row_line][column_line]`, in grid units); None when it cannot be solved.
+    fn fit(offsets: &[[Point; 10]; 10]) -> Option<Surface> {
+        Some(Surface {
+            across: fit_cubic(offsets, 0)?,
+            down: fit_cubic(offsets, 1)?,
+        })
+    }
+
+    /// The offset at grid point `[u, v]` (0 to 1 across the grid; beside it, as at its edge,
+    /// where a cubic would run away).
+    fn at(&self, [u, v]: Point) -> Point {
+        let (x, y) = (u.clamp(0.0, 1.0) - 0.5, v.clamp(0.0, 1.0) - 0.5);
+        [cubic(&self.across, x, y), cubic(&self.down, x, y)]
     }
 }
 

@@ -32,6 +32,23 @@ def photo_corners(data, name):
                      for p in ('topleft', 'topright', 'bottomright', 'bottomleft')], np.float32)
 
 
+def bent(img, grid_from_photo, bend):
+    """The photo with its paper curved: a point at grid coordinates (u, v) (centred) moves by
+    bend * side * (cos(pi v), 0.6 cos(pi u)) pixels, nothing at the corners, clamped beside the grid."""
+    h, w = img.shape[:2]
+    photo_from_grid = np.linalg.inv(grid_from_photo)
+    corners = cv2.perspectiveTransform(UNIT[None], photo_from_grid)[0]
+    side = np.mean([np.linalg.norm(corners[k] - corners[(k + 1) % 4]) for k in range(4)])
+    gx, gy = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+    g = cv2.perspectiveTransform(np.stack([gx, gy], -1).reshape(1, -1, 2), grid_from_photo)[0]
+    u = np.clip(g[:, 0], -0.5, 0.5).reshape(h, w)
+    v = np.clip(g[:, 1], -0.5, 0.5).reshape(h, w)
+    dx = bend * side * np.cos(np.pi * v)
+    dy = 0.6 * bend * side * np.cos(np.pi * u)
+    return cv2.remap(img, gx - dx.astype(np.float32), gy - dy.astype(np.float32),
+                     cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
 def smooth(u):
     u = min(max(u, 0.0), 1.0)
     return u * u * (3 - 2 * u)
@@ -52,12 +69,17 @@ def main():
     ap.add_argument('--frames', type=int, default=270)
     ap.add_argument('--rolling', type=float, default=0,
                     help='rolling shutter: top-to-bottom readout time, in frames')
+    ap.add_argument('--bend', type=float, default=0,
+                    help='curved paper: columns bowed by this share of the side at mid-height, '
+                         'rows sagging by 0.6 of it (the corners stay put)')
     a = ap.parse_args()
     W, H = map(int, a.size.split('x'))
     img = cv2.imread(os.path.join(a.data, 'kubiesa', 'photos-val', 'images', a.photo))
     if img is None:
         raise SystemExit(f'{a.photo}: cannot read')
     grid_from_photo = cv2.getPerspectiveTransform(photo_corners(a.data, a.photo), UNIT)
+    if a.bend:
+        img = bent(img, grid_from_photo, a.bend)
     f = 900.0 * W / 960
 
     def frame_from_grid(t):
