@@ -22,6 +22,10 @@ fn main() -> anyhow::Result<()> {
                 "lines: {:?} border seen {:?}",
                 fitted.quad, fitted.border_seen
             );
+            if std::env::var_os("LATTICE").is_some() {
+                // Every crossing, row line by row line: for comparing with a truth lattice.
+                println!("{:?}", fitted.lattice.0);
+            }
             if let Some(out) = args.get(10) {
                 imgcodecs::imwrite(out, &fitted.rectified, &Vector::new())?;
             }

@@ -49,6 +49,23 @@ def bent(img, grid_from_photo, bend):
                      cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
+def bend_at(points, grid_from_photo, bend, side):
+    g = cv2.perspectiveTransform(points.reshape(1, -1, 2).astype(np.float32), grid_from_photo)[0]
+    u, v = np.clip(g[:, 0], -0.5, 0.5), np.clip(g[:, 1], -0.5, 0.5)
+    return np.stack([bend * side * np.cos(np.pi * v), 0.6 * bend * side * np.cos(np.pi * u)], -1)
+
+
+def moved_by_bend(points, grid_from_photo, bend):
+    """Where `bent` takes photo points p: q = p + d(q), a few steps from p."""
+    photo_from_grid = np.linalg.inv(grid_from_photo)
+    corners = cv2.perspectiveTransform(UNIT[None], photo_from_grid)[0]
+    side = np.mean([np.linalg.norm(corners[k] - corners[(k + 1) % 4]) for k in range(4)])
+    q = points.copy()
+    for _ in range(6):
+        q = points + bend_at(q, grid_from_photo, bend, side)
+    return q.astype(np.float32)
+
+
 def smooth(u):
     u = min(max(u, 0.0), 1.0)
     return u * u * (3 - 2 * u)
@@ -78,7 +95,12 @@ def main():
     if img is None:
         raise SystemExit(f'{a.photo}: cannot read')
     grid_from_photo = cv2.getPerspectiveTransform(photo_corners(a.data, a.photo), UNIT)
+    # Where the printed lines cross, on the photo as bent (centred grid coordinates, 10 x 10).
+    crossings = np.array([[c / 9 - .5, r / 9 - .5] for r in range(10) for c in range(10)],
+                         np.float32)
+    photo_crossings = cv2.perspectiveTransform(crossings[None], np.linalg.inv(grid_from_photo))[0]
     if a.bend:
+        photo_crossings = moved_by_bend(photo_crossings, grid_from_photo, a.bend)
         img = bent(img, grid_from_photo, a.bend)
     f = 900.0 * W / 960
 
@@ -150,7 +172,10 @@ def main():
                 UNIT[None, k:k + 1], frame_from_grid(t + a.rolling / 30 * min(max(y / H, 0), 1)))[0])[0]
                 for k, (_, y) in enumerate(pts)])
         whole = bool((pts >= 2).all() and (pts[:, 0] < W - 2).all() and (pts[:, 1] < H - 2).all())
+        lattice = distort(cv2.perspectiveTransform(
+            photo_crossings[None], frame_from_grid(t) @ grid_from_photo)[0])
         truth.append({'frame': i, 'puzzles': [{'photo': a.photo, 'corners': pts.tolist(),
+                                               'lattice': np.round(lattice, 2).tolist(),
                                                'whole': whole}]})
     out.release()
     with open(os.path.splitext(a.out)[0] + '.truth.json', 'w') as f:
