@@ -9,7 +9,7 @@
 //! own crossings. In grid units the curve travels with the paper: a video frame whose homography
 //! comes from tracking places the same offsets through its own `image_from_grid`.
 
-use crate::geometry::{Homography, Point, Quad, distance};
+use crate::geometry::{Homography, Point, Quad, distance, solve_augmented};
 
 /// Where a grid's printed lines cross, in picture pixels: `0[row_line][column_line]`, both 0 to
 /// 9, row line 0 running from the first corner of the grid's quad to its second.
@@ -205,28 +205,8 @@ fn fit_cubic(offsets: &[[Point; 10]; 10], k: usize) -> Option<[f64; 10]> {
             }
         }
     }
-    solve_linear_10(normal)
-}
-
-/// Gaussian elimination with partial pivoting on a 10x10 system given as rows [a | b].
-fn solve_linear_10(mut a: [[f64; 11]; 10]) -> Option<[f64; 10]> {
-    for col in 0..10 {
-        let pivot = (col..10).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
-        if a[pivot][col].abs() < 1e-12 {
-            return None;
-        }
-        a.swap(col, pivot);
-        for row in 0..10 {
-            if row != col {
-                let f = a[row][col] / a[col][col];
-                let pivot_row = a[col];
-                for (value, p) in a[row].iter_mut().zip(pivot_row).skip(col) {
-                    *value -= f * p;
-                }
-            }
-        }
-    }
-    Some(std::array::from_fn(|i| a[i][10] / a[i][i]))
+    let solved = solve_augmented(&mut normal)?;
+    Some(std::array::from_fn(|i| solved[i]))
 }
 
 #[cfg(test)]

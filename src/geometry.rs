@@ -132,7 +132,7 @@ impl Homography {
             a[2 * i] = [x, y, 1.0, 0.0, 0.0, 0.0, -u * x, -u * y, u];
             a[2 * i + 1] = [0.0, 0.0, 0.0, x, y, 1.0, -v * x, -v * y, v];
         }
-        let h = solve_linear_8(a)?;
+        let h = solve_augmented(&mut a)?;
         Some(Homography([
             h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], 1.0,
         ]))
@@ -217,15 +217,20 @@ pub fn warp(
     Ok(dst)
 }
 
-/// Gaussian elimination with partial pivoting on an 8x8 system given as rows [a | b].
-fn solve_linear_8(mut a: [[f64; 9]; 8]) -> Option<[f64; 8]> {
-    for col in 0..8 {
-        let pivot = (col..8).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
+/// Gaussian elimination with partial pivoting on an n x n system given as n rows [a | b] of
+/// `M` = n + 1 numbers; None when it is singular.
+pub(crate) fn solve_augmented<const M: usize>(a: &mut [[f64; M]]) -> Option<Vec<f64>> {
+    let n = a.len();
+    if M != n + 1 {
+        return None;
+    }
+    for col in 0..n {
+        let pivot = (col..n).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
         if a[pivot][col].abs() < 1e-12 {
             return None;
         }
         a.swap(col, pivot);
-        for row in 0..8 {
+        for row in 0..n {
             if row != col {
                 let f = a[row][col] / a[col][col];
                 let pivot_row = a[col];
@@ -235,7 +240,7 @@ fn solve_linear_8(mut a: [[f64; 9]; 8]) -> Option<[f64; 8]> {
             }
         }
     }
-    Some(std::array::from_fn(|i| a[i][8] / a[i][i]))
+    Some((0..n).map(|i| a[i][n] / a[i][i]).collect())
 }
 
 #[cfg(test)]

@@ -1402,12 +1402,7 @@ mod tests {
 
     #[test]
     fn lines_that_move_a_drawn_grid_are_taken_but_drawn_only_once_the_next_reading_agrees() {
-        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
-        let current = TrackFrame::new(&page).unwrap();
-        let right = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
-        let mut track = Track::start(&current, &found_at(right, false))
-            .unwrap()
-            .unwrap();
+        let (page, current, right, mut track) = track_on_drawn_grid(false);
         track.on_lines = true;
         track.confirmed = true;
         // Nothing over the grid; the lines followed 12 px (a third of a cell) off at one corner.
@@ -1442,12 +1437,7 @@ mod tests {
     #[test]
     fn the_bend_of_a_clear_reading_travels_with_the_track_until_the_grid_is_read_turned() {
         use crate::bend::Lattice;
-        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
-        let current = TrackFrame::new(&page).unwrap();
-        let right = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
-        let mut track = Track::start(&current, &found_at(right, false))
-            .unwrap()
-            .unwrap();
+        let (page, current, right, mut track) = track_on_drawn_grid(false);
         // The paper bowed: its middle rows' lines 9 px (a quarter of a cell) to the right.
         let mut bowed = Lattice::flat(&right).unwrap();
         for (r, row) in bowed.0.iter_mut().enumerate() {
