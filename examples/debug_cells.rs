@@ -19,7 +19,10 @@ fn main() -> anyhow::Result<()> {
     println!("detected: {:?} ({:?})", found.quad, found.ink);
     let rectified = match cells::rectify_along_lines(gray, &found.quad)? {
         Some(fitted) => {
-            println!("cut along the lines; border at {:?}", fitted.quad);
+            println!(
+                "cut along the lines; border at {:?}",
+                fitted.lattice.corners()
+            );
             fitted.rectified
         }
         None => {

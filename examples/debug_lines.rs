@@ -20,7 +20,8 @@ fn main() -> anyhow::Result<()> {
         Some(fitted) => {
             println!(
                 "lines: {:?} border seen {:?}",
-                fitted.quad, fitted.border_seen
+                fitted.lattice.corners(),
+                fitted.border_seen
             );
             if std::env::var_os("LATTICE").is_some() {
                 // Every crossing, row line by row line: for comparing with a truth lattice.

@@ -40,12 +40,11 @@ pub fn rectify(gray: &Mat, quad: &Quad) -> Result<Mat> {
 pub struct Fitted {
     /// `GRID` x `GRID`, each cell warped from between its own four line crossings.
     pub rectified: Mat,
-    /// Where the outer border lines cross, in `gray`'s pixels.
-    pub quad: Quad,
     /// Which border lines were followed: top, right, bottom, left (a corner of `quad` on one
     /// that was not is placed from the lines inside it).
     pub border_seen: [bool; 4],
-    /// Where all the lines cross, in `gray`'s pixels (`quad`'s corners are four of them).
+    /// Where all the lines cross, in `gray`'s pixels; the outer border lines cross at its
+    /// `corners()`.
     pub lattice: Lattice,
 }
 
@@ -123,7 +122,6 @@ pub fn rectify_along_lines(gray: &Mat, quad: &Quad) -> Result<Option<Fitted>> {
     );
     Ok(Some(Fitted {
         rectified,
-        quad: lattice.corners(),
         border_seen: crossings.border_seen,
         lattice,
     }))

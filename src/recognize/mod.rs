@@ -63,8 +63,9 @@ pub struct Recognition {
     /// Whether `quad` is, at some corners, where the printed border lines were found to cross
     /// (else it is the corners given, turned when `turned`).
     pub on_lines: bool,
-    /// How the printed lines bend between the corners (curved paper), where they were followed
-    /// all round and bend clearly and smoothly; None on flat paper: the corners place the cells.
+    /// How the printed lines bend between the corners (curved paper), where they were followed,
+    /// cross at the corners and bend clearly and smoothly (see [`Bend::fit`]); None on flat
+    /// paper: the corners place the cells.
     pub bend: Option<Bend>,
 }
 
@@ -163,7 +164,7 @@ fn cut_along_lines(gray: &Mat, quad: &Quad, follow: Follow) -> Result<Option<Cut
     let Some(fitted) = cells::rectify_along_lines(gray, quad)? else {
         return Ok(None);
     };
-    let (corners, on_lines) = outline(&fitted.quad, fitted.border_seen, quad);
+    let (corners, on_lines) = outline(&fitted.lattice.corners(), fitted.border_seen, quad);
     // A border not seen where the corners given put it may have been beyond the lines' reach
     // (the corners far off): follow the lines once more from where they put it. So may a
     // border they saw but only reached part of the way to (the corners given half a cell off
@@ -172,7 +173,8 @@ fn cut_along_lines(gray: &Mat, quad: &Quad, follow: Follow) -> Result<Option<Cut
         || (follow == Follow::AgainIfMoved
             && corners.max_corner_distance(quad) > REFOLLOW_SEEN * corners.mean_side() / 9.0);
     if refollow && let Some(again) = cells::rectify_along_lines(gray, &corners)? {
-        let (again_corners, on_lines) = outline(&again.quad, again.border_seen, &corners);
+        let (again_corners, on_lines) =
+            outline(&again.lattice.corners(), again.border_seen, &corners);
         return Ok(Some(Cut {
             rectified: again.rectified,
             quad: again_corners,
@@ -231,7 +233,7 @@ fn beyond_unseen_border(gray: &Mat, cut: &Cut) -> Result<Option<Cut>> {
             if !sees_more {
                 continue;
             }
-            let (corners, _) = outline(&fitted.quad, fitted.border_seen, &wider);
+            let (corners, _) = outline(&fitted.lattice.corners(), fitted.border_seen, &wider);
             let before = match score {
                 Some(before) => before,
                 None => *score.insert(detect::grid_score(gray, &cut.quad, detect::Look::Only)?),

@@ -827,15 +827,11 @@ impl<'a> Camera<'a> {
         let after = self.pose(t + 0.25 / FPS).centre;
         motion_blur(&mut frame, [after[0] - before[0], after[1] - before[1]])?;
         self.light(&mut frame, t, i)?;
-        let mut washed_out = None;
-        if let Some((centre, angle)) = self.glare(t) {
-            frame = super::cover::glare_spot(&frame, centre, self.base_side(), angle);
-            washed_out = Some(super::cover::glare_weights(
-                self.clip.size,
-                centre,
-                self.base_side(),
-                angle,
-            ));
+        let washed_out = self.glare(t).map(|(centre, angle)| {
+            super::cover::glare_weights(self.clip.size, centre, self.base_side(), angle)
+        });
+        if let Some(weights) = &washed_out {
+            frame = super::cover::lifted(&frame, weights);
         }
         let corners = Quad(
             [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]].map(|p| frame_from_grid.apply(p)),

@@ -117,9 +117,16 @@ pub fn glare_weights(size: Size, centre: [f64; 2], side: f64, angle: f64) -> Mat
 /// The picture with a glare spot centred at `centre` (pixels), 0.24 x 0.14 of `side` across,
 /// turned by `angle` degrees: blended towards white, fully in the middle, softly at the edge.
 pub fn glare_spot(image: &Mat, centre: [f64; 2], side: f64, angle: f64) -> Mat {
-    let clipped = glare_weights(image.size().unwrap(), centre, side, angle);
+    lifted(
+        image,
+        &glare_weights(image.size().unwrap(), centre, side, angle),
+    )
+}
+
+/// The picture lifted towards white by `clipped` (see [`glare_weights`]).
+pub fn lifted(image: &Mat, clipped: &Mat) -> Mat {
     let mut weights = Mat::default();
-    imgproc::cvt_color(&clipped, &mut weights, imgproc::COLOR_GRAY2BGR, 0).unwrap();
+    imgproc::cvt_color(clipped, &mut weights, imgproc::COLOR_GRAY2BGR, 0).unwrap();
     let mut picture = Mat::default();
     image
         .convert_to(&mut picture, core::CV_32FC3, 1.0, 0.0)
