@@ -7,7 +7,7 @@ use opencv::core::{CV_8UC1, Mat, Point, Rect, Scalar, Size, Vec3b};
 use opencv::imgproc;
 use opencv::prelude::*;
 
-use crate::bend::Bend;
+use crate::bend::{Bend, Lattice};
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, warp};
 use crate::grid::Grid;
@@ -78,6 +78,17 @@ pub fn render_marks(cells: &[usize]) -> Result<Mat> {
     Ok(mask)
 }
 
+/// Where the cells are drawn on the grid at `quad`: between these crossings of the printed
+/// lines, bent with the paper (`bend`) or by the homography of the corners; None when the
+/// corners make no homography.
+pub fn drawn_lattice(quad: &Quad, bend: Option<&Bend>) -> Option<Lattice> {
+    let image_from_grid = Homography::from_quads(&Quad::UNIT, quad)?;
+    match bend {
+        Some(bend) => Some(bend.lattice(&image_from_grid)),
+        None => Lattice::flat(quad),
+    }
+}
+
 /// Warps `mask` (from [`render_digits`] or [`render_marks`]) onto the grid at `quad` in `image`
 /// (BGR) and blends it in `colour`: by the homography of the corners, or, on curved paper
 /// (`bend`), each cell between its own crossings of the printed lines. Only the pixels around
@@ -101,12 +112,10 @@ pub fn draw(
     for row in 0..9 {
         for col in 0..9 {
             let from = Rect::new(col as i32 * cell, row as i32 * cell, cell, cell);
-            let cell_mask = Mat::roi(mask, from)?;
+            let cell_mask = Mat::roi(mask, from)?.try_clone()?;
             if opencv::core::count_non_zero(&cell_mask)? == 0 {
                 continue;
             }
-            // Only the cells with something to draw are copied out for the warp.
-            let cell_mask = cell_mask.try_clone()?;
             let at = &lattice.0;
             let corners = Quad([
                 at[row][col],

@@ -110,6 +110,11 @@ pub struct JsonPuzzle {
     /// Cells (0-80, row by row) whose handwritten entry the drawn solution contradicts
     /// (circled in red); empty unless the solution is drawn.
     pub wrong_entries: Vec<usize>,
+    /// Where the printed lines are taken to cross (`[row line][column line]`, both 0-9, in
+    /// frame pixels), each digit drawn between its cell's four: present exactly when the
+    /// solution is drawn. On flat paper the homography of `corners` puts them; on curved paper
+    /// they follow the bend.
+    pub lattice: Option<[[[f64; 2]; 10]; 10]>,
 }
 
 impl JsonFrame {
@@ -140,6 +145,13 @@ impl From<&PuzzleView> for JsonPuzzle {
                 Some(_) => p.wrong.filled_cells(),
                 None => Vec::new(),
             },
+            lattice: p
+                .solved
+                .as_ref()
+                .and_then(|_| overlay::drawn_lattice(&p.quad, p.bend.as_ref()))
+                .map(|l| {
+                    l.0.map(|row| row.map(|c| c.map(|v| (v * 100.0).round() / 100.0)))
+                }),
         }
     }
 }

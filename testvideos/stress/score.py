@@ -2,7 +2,10 @@
 """Scores `sudoku-ar replay --jsonl` output against a stress video's truth (oblique.py,
 two_puzzles.py): for each frame with a solution drawn, which photo's puzzle it is (the one whose
 Kubiesa labels it agrees with: printed and handwritten digits, all filled in rightly), and how far
-the drawn corners lie from that photo's true corners, as a share of the grid's side.
+the drawn corners lie from that photo's true corners, as a share of the grid's side; and where
+the truth has every line crossing (`lattice`, oblique.py) and the app says where it drew each
+cell (its `lattice`), how far the drawn cell middles lie from the true ones (worst cell per frame,
+same share): on curved paper the corners can be right and the middle cells off, or the reverse.
 
 Usage: score.py TRUTH.json RESULT.jsonl [--data ../shared/data]
 """
@@ -48,18 +51,38 @@ def main():
             # The app names corners from the puzzle's top-left, the truth from the photo's.
             err = min(np.max(np.linalg.norm(np.roll(s, k, 0) - t, axis=1))
                       for k in range(4)) / side * 100
-            drawn[which[0]].append((i, err))
+            cell = np.nan
+            q = next(q for q in truth[i]['puzzles'] if q['photo'] == which[0])
+            if 'lattice' in q and p.get('lattice'):
+                cell = cell_error(np.array(q['lattice']).reshape(10, 10, 2),
+                                  np.array(p['lattice'])) / side * 100
+            drawn[which[0]].append((i, err, cell))
     for name in photos:
         whole = next((t['frame'] for t in truth
                       if any(q['photo'] == name and q['whole'] for q in t['puzzles'])), None)
-        frames = [i for i, _ in drawn[name]]
-        errs = np.array([e for _, e in drawn[name]] or [0.0])
-        off = [(i, round(e, 1)) for i, e in drawn[name] if e > 2]
+        frames = [i for i, _, _ in drawn[name]]
+        errs = np.array([e for _, e, _ in drawn[name]] or [0.0])
+        off = [(i, round(e, 1)) for i, e, _ in drawn[name] if e > 2]
+        cells = np.array([c for _, _, c in drawn[name] if not np.isnan(c)] or [0.0])
         print(f'{name}: whole in view from {whole}, first drawn {frames[0] if frames else None}, '
               f'{len(frames)} frames drawn, corner error p50 {np.percentile(errs, 50):.2f}% '
               f'p99 {np.percentile(errs, 99):.2f}% max {errs.max():.2f}%, >2%: {len(off)} '
-              f'{off[:10]}, >5%: {sum(1 for _, e in drawn[name] if e > 5)}')
+              f'{off[:10]}, >5%: {sum(1 for _, e, _ in drawn[name] if e > 5)}')
+        if any(not np.isnan(c) for _, _, c in drawn[name]):
+            print(f'  worst cell middle per frame: p50 {np.percentile(cells, 50):.2f}% '
+                  f'p99 {np.percentile(cells, 99):.2f}% max {cells.max():.2f}%, '
+                  f'>2%: {int((cells > 2).sum())}, >5%: {int((cells > 5).sum())}')
     print(f'frames with a solution of no puzzle in view: {len(wrong)} {wrong[:10]}')
+
+
+def cell_error(truth, drawn):
+    """The largest distance (pixels) between a cell's true middle and its drawn one, the drawn
+    lattice turned to the truth's corner naming (the app names from the puzzle's top-left)."""
+    middles = lambda l: (l[:-1, :-1] + l[1:, :-1] + l[:-1, 1:] + l[1:, 1:]) / 4
+    corners = lambda l: np.array([l[0, 0], l[0, 9], l[9, 9], l[9, 0]])
+    turned = min((np.rot90(drawn, k) for k in range(4)),
+                 key=lambda l: np.linalg.norm(corners(l) - corners(truth)))
+    return np.max(np.linalg.norm(middles(turned) - middles(truth), axis=2))
 
 
 if __name__ == '__main__':
