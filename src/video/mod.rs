@@ -8,5 +8,6 @@ pub mod capture;
 pub mod display;
 pub mod known;
 pub mod live;
+pub mod on_print;
 pub mod track;
 pub mod vision;

@@ -31,6 +31,7 @@ use crate::recognize::verdict::{
 use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
 pub use crate::video::known::Known;
 use crate::video::known::{contradicts, entries_seen_in, replaced, same_puzzle, still_shows};
+use crate::video::on_print;
 use crate::video::track::{self, Alignment, Anchor, TrackFrame};
 
 /// A shown puzzle is read again every this many frames, to notice a replaced puzzle.
@@ -583,11 +584,14 @@ impl Vision {
             self.read(&current, &mut outline, &mut times)?;
         }
         self.previous = Some(current);
+        // Part of tracking: whether the grid drawn where the track has it lies on the print.
+        let checked = Instant::now();
+        let puzzle = self.track.as_ref().map(|t| view_of(t, &gray));
+        if let Some(track_time) = times.track.as_mut() {
+            *track_time += checked.elapsed();
+        }
         times.total = start.elapsed();
-        Ok(FrameView {
-            puzzle: self.track.as_ref().map(|t| view_of(t, &gray)),
-            times,
-        })
+        Ok(FrameView { puzzle, times })
     }
 
     fn follow(
@@ -1168,6 +1172,23 @@ fn held_to_print(track: &Track, quad: &Quad, gray: &Mat) -> bool {
         && !leaving
         && !disputed
         && motion <= BLUR_MOTION
+        && !drawn_off_the_print(track, quad, gray)
+}
+
+/// Whether the cells drawn where `track` has the grid (`quad`, bent as the track's paper) lie
+/// clearly beside the printed lines on this frame (see [`on_print`]).
+fn drawn_off_the_print(track: &Track, quad: &Quad, gray: &Mat) -> bool {
+    let Some(lattice) = crate::overlay::drawn_lattice(quad, track.bend.as_ref()) else {
+        return true;
+    };
+    let Ok(view) = GrayView::new(gray) else {
+        return false;
+    };
+    let off = on_print::drawn_off_the_print(&view, &lattice);
+    if off {
+        tracing::debug!("the cells would be drawn beside the printed lines: not drawn");
+    }
+    off
 }
 
 fn view_of(track: &Track, gray: &Mat) -> PuzzleView {

@@ -1,0 +1,206 @@
+//! Whether the cells about to be drawn lie on the printed grid: the last check before a
+//! solution is drawn on a frame.
+//!
+//! Tracking holds the grid's homography to the print, and the bend of curved paper is measured
+//! on clear readings; but on strongly curved paper under a moving camera the outline's corners
+//! came from straight lines fitted along bowed borders, and digits were drawn half a cell off
+//! for hundreds of frames (curved-paper stress videos, session 27), with nothing in the track
+//! disagreeing. This looks at the frame itself: along each drawn line between two crossings,
+//! is the printed line where it is drawn, or clearly beside it?
+
+use crate::bend::Lattice;
+use crate::geometry::{Point, distance};
+use crate::raster::GrayView;
+
+/// How far either side of a drawn line (share of its cell) the printed one is looked for: short
+/// of the cell's middle, where a digit's upright stroke stands.
+const LOOK: f64 = 0.45;
+/// Offsets looked at each side of the drawn line.
+const STEPS: usize = 9;
+/// How near the drawn line (share of a cell) the printed one counts as where it is drawn, and
+/// how far beyond it must lie to count as off: a thin line an eighth of a cell (1.4% of the
+/// side) off is neither, and a grid drawn so is still drawn.
+const NEAR: f64 = 0.1;
+const OFF_BEYOND: f64 = 0.15;
+/// How many points along a segment (from a tenth to nine tenths of it) are sampled, and how
+/// many of them may be light where a line is: a printed line is dark all along, a digit's
+/// stroke beside it only for part of the cell.
+const ALONG: usize = 11;
+const LIGHT_ALLOWED: usize = 2;
+/// The faintest line (gray levels darker than the lightest offset) that counts as seen.
+const MIN_CONTRAST: f64 = 12.0;
+/// A segment's line is where it is drawn when the darkness near it reaches this share of the
+/// darkest offset's; it is off when it reaches less than `OFF_SHARE`.
+const ON_SHARE: f64 = 0.6;
+const OFF_SHARE: f64 = 0.35;
+/// A 3x3 box is drawn off the print when at least this many of its 12 segments along row lines
+/// (or along column lines) show their line clearly, and more than twice as many of those show it
+/// beside the drawn one as on it.
+const MIN_DECIDED: usize = 4;
+
+/// What one drawn segment shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Segment {
+    On,
+    Off,
+    Unclear,
+}
+
+/// Whether some 3x3 box of the grid drawn at `lattice` lies clearly beside the printed lines
+/// in `gray`: then the digits would be drawn in the wrong cells, or across the lines, and are
+/// better not drawn. A box hidden by a hand, blurred or out of view shows no lines and counts
+/// for nothing.
+pub fn drawn_off_the_print(gray: &GrayView, lattice: &Lattice) -> bool {
+    (0..3).any(|box_row| {
+        (0..3).any(|box_col| {
+            // Row lines and column lines apart: a corner off along one side moves only one
+            // kind across the print, and the other, still on its lines, must not outvote it.
+            let [rows, columns] = box_segments(lattice, box_row, box_col);
+            [(rows, box_row), (columns, box_col)]
+                .iter()
+                .any(|(segments, at)| {
+                    let seen: Vec<Segment> =
+                        segments.iter().map(|&s| look_along(gray, s)).collect();
+                    let count =
+                        |which: &[Segment], kind| which.iter().filter(|&&s| s == kind).count();
+                    let (on, off) = (count(&seen, Segment::On), count(&seen, Segment::Off));
+                    // The box's stretch of the grid's border (its first or last three segments
+                    // when the box lies at that edge): the thickest line, and the one a corner
+                    // placed off moves most; seen beside the drawn one all along, that is enough
+                    // (a page with shaded boxes shows its cell lines only as faint edges).
+                    let border = |first: bool| {
+                        let stretch = if first { &seen[..3] } else { &seen[9..] };
+                        count(stretch, Segment::Off) >= 2
+                    };
+                    (on + off >= MIN_DECIDED && off > 2 * on)
+                        || (*at == 0 && border(true))
+                        || (*at == 2 && border(false))
+                })
+        })
+    })
+}
+
+/// The segments of drawn lines (each from one crossing to the next) around and inside box
+/// (`box_row`, `box_col`): the 12 along row lines, and the 12 along column lines.
+fn box_segments(lattice: &Lattice, box_row: usize, box_col: usize) -> [Vec<(Point, Point)>; 2] {
+    let (rows, cols) = (3 * box_row..=3 * box_row + 3, 3 * box_col..=3 * box_col + 3);
+    let at = &lattice.0;
+    let along_rows = at[rows.clone()]
+        .iter()
+        .flat_map(|line| (3 * box_col..3 * box_col + 3).map(|c| (line[c], line[c + 1])))
+        .collect();
+    let along_columns = cols
+        .flat_map(|c| (3 * box_row..3 * box_row + 3).map(move |r| (at[r][c], at[r + 1][c])))
+        .collect();
+    [along_rows, along_columns]
+}
+
+/// Where along the drawn segment `(a, b)` the printed line is: darkness at offsets across it,
+/// each the darkness most of the way along (all but [`LIGHT_ALLOWED`] samples).
+fn look_along(gray: &GrayView, (a, b): (Point, Point)) -> Segment {
+    let cell = distance(a, b);
+    if cell < 4.0 {
+        return Segment::Unclear;
+    }
+    let dir = [(b[0] - a[0]) / cell, (b[1] - a[1]) / cell];
+    let normal = [-dir[1], dir[0]];
+    let inside = |[x, y]: Point| {
+        x >= 0.0 && y >= 0.0 && x <= (gray.width - 1) as f64 && y <= (gray.height - 1) as f64
+    };
+    let mut darkness = [0.0; 2 * STEPS + 1];
+    let mut samples = [0.0; ALONG];
+    for (i, value) in darkness.iter_mut().enumerate() {
+        let t = (i as f64 - STEPS as f64) / STEPS as f64 * LOOK * cell;
+        for (j, sample) in samples.iter_mut().enumerate() {
+            let s = (0.1 + 0.8 * j as f64 / (ALONG - 1) as f64) * cell;
+            let p = [
+                a[0] + dir[0] * s + normal[0] * t,
+                a[1] + dir[1] * s + normal[1] * t,
+            ];
+            if !inside(p) {
+                return Segment::Unclear;
+            }
+            *sample = 255.0 - gray.sample(p[0], p[1]);
+        }
+        samples.sort_by(f64::total_cmp);
+        *value = samples[LIGHT_ALLOWED];
+    }
+    let lightest = darkness.iter().copied().fold(f64::INFINITY, f64::min);
+    let darkest = darkness.iter().copied().fold(0.0, f64::max) - lightest;
+    if darkest < MIN_CONTRAST {
+        return Segment::Unclear;
+    }
+    let near_steps = (NEAR / LOOK * STEPS as f64).round() as usize;
+    let near = darkness[STEPS - near_steps..=STEPS + near_steps]
+        .iter()
+        .copied()
+        .fold(0.0, f64::max)
+        - lightest;
+    let peak = (0..darkness.len())
+        .max_by(|&i, &j| darkness[i].total_cmp(&darkness[j]))
+        .unwrap_or(STEPS);
+    let peak_at = peak.abs_diff(STEPS) as f64 / STEPS as f64 * LOOK;
+    if near >= ON_SHARE * darkest {
+        Segment::On
+    } else if near < OFF_SHARE * darkest && peak_at >= OFF_BEYOND {
+        Segment::Off
+    } else {
+        Segment::Unclear
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::Quad;
+    use crate::recognize::detect::tests::drawn_grid;
+    use opencv::core::Mat;
+
+    fn lattice_at(x: f64, y: f64, side: f64) -> Lattice {
+        Lattice::flat(&Quad([
+            [x, y],
+            [x + side, y],
+            [x + side, y + side],
+            [x, y + side],
+        ]))
+        .expect("a square")
+    }
+
+    #[test]
+    fn a_grid_drawn_on_its_lines_is_on_the_print_and_one_drawn_off_is_not() {
+        // 40 px cells from (100, 60).
+        let page: Mat = drawn_grid(640, 480, 100, 60, 360);
+        let view = GrayView::new(&page).unwrap();
+        assert!(!drawn_off_the_print(&view, &lattice_at(100.0, 60.0, 360.0)));
+        // A few pixels off is on it still: 1.5% of the side, within what is drawn.
+        assert!(!drawn_off_the_print(&view, &lattice_at(102.0, 61.0, 360.0)));
+        assert!(!drawn_off_the_print(&view, &lattice_at(105.0, 60.0, 360.0)));
+        assert!(!drawn_off_the_print(&view, &lattice_at(100.0, 55.0, 360.0)));
+        // A third of a cell and half a cell off: the drawn lines run through the cells.
+        assert!(drawn_off_the_print(&view, &lattice_at(113.0, 60.0, 360.0)));
+        assert!(drawn_off_the_print(&view, &lattice_at(100.0, 80.0, 360.0)));
+        // One corner half a cell off: the boxes beside it are drawn across the lines.
+        let skewed = Quad([[100.0, 60.0], [460.0, 60.0], [480.0, 440.0], [100.0, 420.0]]);
+        assert!(drawn_off_the_print(&view, &Lattice::flat(&skewed).unwrap()));
+    }
+
+    #[test]
+    fn a_blank_page_or_a_picture_half_out_of_view_says_nothing_against_the_drawing() {
+        let blank = Mat::new_rows_cols_with_default(
+            480,
+            640,
+            opencv::core::CV_8UC1,
+            opencv::core::Scalar::all(230.0),
+        )
+        .unwrap();
+        let view = GrayView::new(&blank).unwrap();
+        assert!(!drawn_off_the_print(&view, &lattice_at(100.0, 60.0, 360.0)));
+        // Mostly outside the frame.
+        let page: Mat = drawn_grid(640, 480, 100, 60, 360);
+        let view = GrayView::new(&page).unwrap();
+        assert!(!drawn_off_the_print(
+            &view,
+            &lattice_at(500.0, 300.0, 360.0)
+        ));
+    }
+}
