@@ -30,7 +30,8 @@ const LIGHT_ALLOWED: usize = 2;
 /// The faintest line (gray levels darker than the lightest offset) that counts as seen.
 const MIN_CONTRAST: f64 = 12.0;
 /// A segment's line is where it is drawn when the darkness near it reaches this share of the
-/// darkest offset's; it is off when it reaches less than `OFF_SHARE`.
+/// darkest offset's (both above the lightest's); it is off when it reaches less than
+/// `OFF_SHARE`.
 const ON_SHARE: f64 = 0.6;
 const OFF_SHARE: f64 = 0.35;
 /// A 3x3 box is drawn off the print when at least this many of its 12 segments along row lines
@@ -66,8 +67,9 @@ pub fn drawn_off_the_print(gray: &GrayView, lattice: &Lattice) -> bool {
                     let (on, off) = (count(&seen, Segment::On), count(&seen, Segment::Off));
                     // The box's stretch of the grid's border (its first or last three segments
                     // when the box lies at that edge): the thickest line, and the one a corner
-                    // placed off moves most; seen beside the drawn one all along, that is enough
-                    // (a page with shaded boxes shows its cell lines only as faint edges).
+                    // placed off moves most; seen beside the drawn one along two of the box's
+                    // three cells, that is enough (a page with shaded boxes shows its cell lines
+                    // only as edges, and a corner half a cell off moved only the last two).
                     let border = |first: bool| {
                         let stretch = if first { &seen[..3] } else { &seen[9..] };
                         count(stretch, Segment::Off) >= 2
@@ -95,8 +97,9 @@ fn box_segments(lattice: &Lattice, box_row: usize, box_col: usize) -> [Vec<(Poin
     [along_rows, along_columns]
 }
 
-/// Where along the drawn segment `(a, b)` the printed line is: darkness at offsets across it,
-/// each the darkness most of the way along (all but [`LIGHT_ALLOWED`] samples).
+/// Whether the printed line lies on the drawn segment `(a, b)`, clearly beside it, or neither
+/// can be told: from the darkness at offsets across it, each the darkness most of the way along
+/// (all but [`LIGHT_ALLOWED`] samples), above the lightest offset's.
 fn look_along(gray: &GrayView, (a, b): (Point, Point)) -> Segment {
     let cell = distance(a, b);
     if cell < 4.0 {
@@ -126,8 +129,8 @@ fn look_along(gray: &GrayView, (a, b): (Point, Point)) -> Segment {
         *value = samples[LIGHT_ALLOWED];
     }
     let lightest = darkness.iter().copied().fold(f64::INFINITY, f64::min);
-    let darkest = darkness.iter().copied().fold(0.0, f64::max) - lightest;
-    if darkest < MIN_CONTRAST {
+    let strongest = darkness.iter().copied().fold(0.0, f64::max) - lightest;
+    if strongest < MIN_CONTRAST {
         return Segment::Unclear;
     }
     let near_steps = (NEAR / LOOK * STEPS as f64).round() as usize;
@@ -140,9 +143,9 @@ fn look_along(gray: &GrayView, (a, b): (Point, Point)) -> Segment {
         .max_by(|&i, &j| darkness[i].total_cmp(&darkness[j]))
         .unwrap_or(STEPS);
     let peak_at = peak.abs_diff(STEPS) as f64 / STEPS as f64 * LOOK;
-    if near >= ON_SHARE * darkest {
+    if near >= ON_SHARE * strongest {
         Segment::On
-    } else if near < OFF_SHARE * darkest && peak_at >= OFF_BEYOND {
+    } else if near < OFF_SHARE * strongest && peak_at >= OFF_BEYOND {
         Segment::Off
     } else {
         Segment::Unclear
