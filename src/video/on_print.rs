@@ -18,10 +18,12 @@ const LOOK: f64 = 0.45;
 /// Offsets looked at each side of the drawn line.
 const STEPS: usize = 9;
 /// How near the drawn line (share of a cell) the printed one counts as where it is drawn, and
-/// how far beyond it must lie to count as off: a thin line an eighth of a cell (1.4% of the
-/// side) off is neither, and a grid drawn so is still drawn.
+/// how far beyond it must lie to count as off: a thin line a fifth of a cell off (2.2% of the
+/// side; a curved page drawn by its corners alone under a thumb, its digits inside their cells)
+/// is neither, and a grid drawn so is still drawn. With 0.15, that page (`thumb:02_10_honor_view_10_0`,
+/// hand-held bench set 1) was withheld on 62% of its frames.
 const NEAR: f64 = 0.1;
-const OFF_BEYOND: f64 = 0.15;
+const OFF_BEYOND: f64 = 0.25;
 /// How many points along a segment (from a tenth to nine tenths of it) are sampled, and how
 /// many of them may be light where a line is: a printed line is dark all along, a digit's
 /// stroke beside it only for part of the cell.
@@ -175,7 +177,7 @@ mod tests {
         let page: Mat = drawn_grid(640, 480, 100, 60, 360);
         let view = GrayView::new(&page).unwrap();
         assert!(!drawn_off_the_print(&view, &lattice_at(100.0, 60.0, 360.0)));
-        // A few pixels off is on it still: 1.5% of the side, within what is drawn.
+        // A few pixels off is on it still: 1.4% of the side, within what is drawn.
         assert!(!drawn_off_the_print(&view, &lattice_at(102.0, 61.0, 360.0)));
         assert!(!drawn_off_the_print(&view, &lattice_at(105.0, 60.0, 360.0)));
         assert!(!drawn_off_the_print(&view, &lattice_at(100.0, 55.0, 360.0)));
