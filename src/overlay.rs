@@ -112,10 +112,12 @@ pub fn draw(
     for row in 0..9 {
         for col in 0..9 {
             let from = Rect::new(col as i32 * cell, row as i32 * cell, cell, cell);
-            let cell_mask = Mat::roi(mask, from)?.try_clone()?;
+            let cell_mask = Mat::roi(mask, from)?;
             if opencv::core::count_non_zero(&cell_mask)? == 0 {
                 continue;
             }
+            // Only the cells with something to draw are copied out for the warp.
+            let cell_mask = cell_mask.try_clone()?;
             let at = &lattice.0;
             let corners = Quad([
                 at[row][col],
