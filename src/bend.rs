@@ -30,6 +30,11 @@ impl Lattice {
         })))
     }
 
+    /// The crossings in a picture `factor` times the size.
+    pub fn scaled(&self, factor: f64) -> Lattice {
+        Lattice(self.0.map(|row| row.map(|[x, y]| [x * factor, y * factor])))
+    }
+
     /// The same crossings indexed from the corner nearest `quad`'s first one: a grid read turned
     /// names its corners from the puzzle's top-left, not from the corner it was found with.
     pub fn turned_like(&self, quad: &Quad) -> Lattice {

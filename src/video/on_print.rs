@@ -54,19 +54,27 @@ enum Segment {
 /// better not drawn. A box hidden by a hand, blurred or out of view shows no lines and counts
 /// for nothing.
 pub fn drawn_off_the_print(gray: &GrayView, lattice: &Lattice) -> bool {
+    let at = &lattice.0;
+    // Every segment once (the boxes share their sides): along row line r from column line c,
+    // and along column line c from row line r.
+    let along_rows: [[Segment; 9]; 10] = std::array::from_fn(|r| {
+        std::array::from_fn(|c| look_along(gray, (at[r][c], at[r][c + 1])))
+    });
+    let along_columns: [[Segment; 9]; 10] = std::array::from_fn(|c| {
+        std::array::from_fn(|r| look_along(gray, (at[r][c], at[r + 1][c])))
+    });
     (0..3).any(|box_row| {
         (0..3).any(|box_col| {
             // Row lines and column lines apart: a corner off along one side moves only one
             // kind across the print, and the other, still on its lines, must not outvote it.
-            let [rows, columns] = box_segments(lattice, box_row, box_col);
+            let rows = box_segments(&along_rows, box_row, box_col);
+            let columns = box_segments(&along_columns, box_col, box_row);
             [(rows, box_row), (columns, box_col)]
                 .iter()
-                .any(|(segments, at)| {
-                    let seen: Vec<Segment> =
-                        segments.iter().map(|&s| look_along(gray, s)).collect();
+                .any(|(seen, at)| {
                     let count =
                         |which: &[Segment], kind| which.iter().filter(|&&s| s == kind).count();
-                    let (on, off) = (count(&seen, Segment::On), count(&seen, Segment::Off));
+                    let (on, off) = (count(seen, Segment::On), count(seen, Segment::Off));
                     // The box's stretch of the grid's border (its first or last three segments
                     // when the box lies at that edge): the thickest line, and the one a corner
                     // placed off moves most; seen beside the drawn one along two of the box's
@@ -84,19 +92,11 @@ pub fn drawn_off_the_print(gray: &GrayView, lattice: &Lattice) -> bool {
     })
 }
 
-/// The segments of drawn lines (each from one crossing to the next) around and inside box
-/// (`box_row`, `box_col`): the 12 along row lines, and the 12 along column lines.
-fn box_segments(lattice: &Lattice, box_row: usize, box_col: usize) -> [Vec<(Point, Point)>; 2] {
-    let (rows, cols) = (3 * box_row..=3 * box_row + 3, 3 * box_col..=3 * box_col + 3);
-    let at = &lattice.0;
-    let along_rows = at[rows.clone()]
-        .iter()
-        .flat_map(|line| (3 * box_col..3 * box_col + 3).map(|c| (line[c], line[c + 1])))
-        .collect();
-    let along_columns = cols
-        .flat_map(|c| (3 * box_row..3 * box_row + 3).map(move |r| (at[r][c], at[r + 1][c])))
-        .collect();
-    [along_rows, along_columns]
+/// What the 12 segments of one kind around and inside a box show: of `lines` (segments along
+/// each line of that kind, `[line][cell]`), the box's four lines from line `3 * across` on, each
+/// over the box's three cells from `3 * along` on.
+fn box_segments(lines: &[[Segment; 9]; 10], across: usize, along: usize) -> [Segment; 12] {
+    std::array::from_fn(|i| lines[3 * across + i / 3][3 * along + i % 3])
 }
 
 /// Whether the printed line lies on the drawn segment `(a, b)`, clearly beside it, or neither
@@ -112,23 +112,34 @@ fn look_along(gray: &GrayView, (a, b): (Point, Point)) -> Segment {
     let inside = |[x, y]: Point| {
         x >= 0.0 && y >= 0.0 && x <= (gray.width - 1) as f64 && y <= (gray.height - 1) as f64
     };
+    let point = |s: f64, t: f64| {
+        [
+            a[0] + (dir[0] * s + normal[0] * t) * cell,
+            a[1] + (dir[1] * s + normal[1] * t) * cell,
+        ]
+    };
+    // All samples lie within the corners of the looked-at parallelogram.
+    let corners = [(0.1, -LOOK), (0.1, LOOK), (0.9, -LOOK), (0.9, LOOK)];
+    if !corners.iter().all(|&(s, t)| inside(point(s, t))) {
+        return Segment::Unclear;
+    }
+    let along: [Point; ALONG] =
+        std::array::from_fn(|j| point(0.1 + 0.8 * j as f64 / (ALONG - 1) as f64, 0.0));
     let mut darkness = [0.0; 2 * STEPS + 1];
-    let mut samples = [0.0; ALONG];
     for (i, value) in darkness.iter_mut().enumerate() {
         let t = (i as f64 - STEPS as f64) / STEPS as f64 * LOOK * cell;
-        for (j, sample) in samples.iter_mut().enumerate() {
-            let s = (0.1 + 0.8 * j as f64 / (ALONG - 1) as f64) * cell;
-            let p = [
-                a[0] + dir[0] * s + normal[0] * t,
-                a[1] + dir[1] * s + normal[1] * t,
-            ];
-            if !inside(p) {
-                return Segment::Unclear;
+        let (dx, dy) = (normal[0] * t, normal[1] * t);
+        // The (LIGHT_ALLOWED + 1)-th lightest sample: the darkness all but that many reach.
+        let mut lightest = [f64::INFINITY; LIGHT_ALLOWED + 1];
+        for &[x, y] in &along {
+            let mut dark = 255.0 - gray.sample(x + dx, y + dy);
+            for slot in lightest.iter_mut() {
+                if dark < *slot {
+                    std::mem::swap(&mut dark, slot);
+                }
             }
-            *sample = 255.0 - gray.sample(p[0], p[1]);
         }
-        samples.sort_by(f64::total_cmp);
-        *value = samples[LIGHT_ALLOWED];
+        *value = lightest[LIGHT_ALLOWED];
     }
     let lightest = darkness.iter().copied().fold(f64::INFINITY, f64::min);
     let strongest = darkness.iter().copied().fold(0.0, f64::max) - lightest;

@@ -50,6 +50,16 @@ impl TrackFrame {
         imgproc::resize(gray, &mut small, size, 0.0, 0.0, imgproc::INTER_AREA)?;
         Ok(TrackFrame { small, scale })
     }
+
+    /// The frame shrunk for tracking.
+    pub fn small(&self) -> &Mat {
+        &self.small
+    }
+
+    /// Full-resolution pixels per pixel of [`TrackFrame::small`].
+    pub fn scale(&self) -> f64 {
+        self.scale
+    }
 }
 
 /// Where the grid went: the new `image_from_grid` (unit square to full-resolution pixels) and

@@ -586,7 +586,8 @@ impl Vision {
         self.previous = Some(current);
         // Part of tracking: whether the grid drawn where the track has it lies on the print.
         let checked = Instant::now();
-        let puzzle = self.track.as_ref().map(|t| view_of(t, &gray));
+        let looked_at = self.previous.as_ref();
+        let puzzle = self.track.as_ref().map(|t| view_of(t, &gray, looked_at));
         if let Some(track_time) = times.track.as_mut() {
             *track_time += checked.elapsed();
         }
@@ -1162,7 +1163,7 @@ fn inside_frame(quad: &Quad, gray: &Mat) -> bool {
 /// the track is held to the printed grid, and not while the grid is swept out of view (flow and
 /// anchor then see a smeared part of it, and the hidden corners were extrapolated 3-5% off),
 /// moves too fast to be drawn well or is disputed on a fast frame (see [`FAST_MOTION`]).
-fn held_to_print(track: &Track, quad: &Quad, gray: &Mat) -> bool {
+fn held_to_print(track: &Track, quad: &Quad, gray: &Mat, small: Option<&TrackFrame>) -> bool {
     let motion = moving(track, quad);
     let leaving = motion > LEAVING_MOTION && !inside_frame(quad, gray);
     let disputed = motion > FAST_MOTION && track.correction > DISPUTED_CORRECTION;
@@ -1172,16 +1173,22 @@ fn held_to_print(track: &Track, quad: &Quad, gray: &Mat) -> bool {
         && !leaving
         && !disputed
         && motion <= BLUR_MOTION
-        && !drawn_off_the_print(track, quad, gray)
+        && !drawn_off_the_print(track, quad, gray, small)
 }
 
 /// Whether the cells drawn where `track` has the grid (`quad`, bent as the track's paper) lie
-/// clearly beside the printed lines on this frame (see [`on_print`]).
-fn drawn_off_the_print(track: &Track, quad: &Quad, gray: &Mat) -> bool {
+/// clearly beside the printed lines on this frame (see [`on_print`]): looked at on the frame
+/// shrunk for tracking (`small`) when there is one, as a 1080p frame's pixels, scattered over
+/// 2 MB, cost 2 ms a frame to look up.
+fn drawn_off_the_print(track: &Track, quad: &Quad, gray: &Mat, small: Option<&TrackFrame>) -> bool {
     let Some(lattice) = crate::overlay::drawn_lattice(quad, track.bend.as_ref()) else {
         return true;
     };
-    let Ok(view) = GrayView::new(gray) else {
+    let (picture, lattice) = match small {
+        Some(small) => (small.small(), lattice.scaled(1.0 / small.scale())),
+        None => (gray, lattice),
+    };
+    let Ok(view) = GrayView::new(picture) else {
         return false;
     };
     let off = on_print::drawn_off_the_print(&view, &lattice);
@@ -1191,7 +1198,7 @@ fn drawn_off_the_print(track: &Track, quad: &Quad, gray: &Mat) -> bool {
     off
 }
 
-fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
+fn view_of(track: &Track, gray: &Mat, small: Option<&TrackFrame>) -> PuzzleView {
     let quad = track::quad_of(&track.image_from_grid);
     match &track.identity {
         Identity::Reading(evidence) => {
@@ -1199,6 +1206,7 @@ fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
                 track,
                 &quad,
                 gray,
+                small,
                 track.provisional.unwrap_or(LiveState::Reading),
             );
             PuzzleView {
@@ -1216,9 +1224,9 @@ fn view_of(track: &Track, gray: &Mat) -> PuzzleView {
             let (state, solved) = match known.solution {
                 Some(_) => (
                     LiveState::of(known.status),
-                    held_to_print(track, &quad, gray).then(|| known.clone()),
+                    held_to_print(track, &quad, gray, small).then(|| known.clone()),
                 ),
-                None => unsolved_view(track, &quad, gray, LiveState::of(known.status)),
+                None => unsolved_view(track, &quad, gray, small, LiveState::of(known.status)),
             };
             PuzzleView {
                 quad,
@@ -1240,12 +1248,13 @@ fn unsolved_view(
     track: &Track,
     quad: &Quad,
     gray: &Mat,
+    small: Option<&TrackFrame>,
     state: LiveState,
 ) -> (LiveState, Option<Arc<Known>>) {
     match &track.agreed {
         Some(agreed) => (
             LiveState::Partial,
-            held_to_print(track, quad, gray).then(|| agreed.clone()),
+            held_to_print(track, quad, gray, small).then(|| agreed.clone()),
         ),
         None => (state, None),
     }
@@ -1637,7 +1646,7 @@ mod tests {
         let mut drawn = |motion: f64, correction: f64| {
             track.motion = Some(Homography::translation(motion * 324.0, 0.0));
             track.correction = correction;
-            held_to_print(&track, &quad, &page)
+            held_to_print(&track, &quad, &page, None)
         };
         // Moving 7% of the side a frame: drawn while the anchor agrees with the flow, not
         // where it moved the grid 1.5% of the side.
@@ -1670,7 +1679,7 @@ mod tests {
         assert!(times.read.is_some(), "not read again");
         let track = vision.track.as_ref().unwrap();
         assert!(matches!(track.identity, Identity::Reading(_)));
-        assert_eq!(view_of(track, &page).state, LiveState::Multiple);
+        assert_eq!(view_of(track, &page, None).state, LiveState::Multiple);
     }
 
     #[test]
@@ -1846,7 +1855,7 @@ mod tests {
         );
         let reading = reading_of(&seen, 0.95);
         assert_eq!(track.agree(Some(agreed()), &reading, 7, false), 1);
-        assert_eq!(view_of(&track, &page).state, LiveState::Partial);
+        assert_eq!(view_of(&track, &page, None).state, LiveState::Partial);
         // The same digits again: no new puzzle for the display to render.
         assert_eq!(track.agree(Some(agreed()), &reading, 8, false), 0);
         // A blurred reading that agrees on nothing, with a clue in it read unsurely as another
@@ -1864,6 +1873,6 @@ mod tests {
         let other: Grid = crate::recognize::verdict::tests::SEVENTEEN.parse().unwrap();
         track.agree(None, &reading_of(&other, 0.95), 11, false);
         assert!(track.agreed.is_none());
-        assert_eq!(view_of(&track, &page).state, LiveState::Reading);
+        assert_eq!(view_of(&track, &page, None).state, LiveState::Reading);
     }
 }
