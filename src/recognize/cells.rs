@@ -86,13 +86,14 @@ pub fn rectify_along_lines(gray: &Mat, quad: &Quad) -> Result<Option<Fitted>> {
     let (mut map_x, mut map_y) = (zeros()?, zeros()?);
     for y in 0..GRID {
         let gy = y as f64 / CELL as f64;
-        let r = (gy.floor() as usize).min(8);
+        // Whole cells by integer division: `floor` is a call into libm per pixel.
+        let r = (y / CELL).min(8) as usize;
         let v = gy - r as f64;
         let xs = map_x.at_row_mut::<f32>(y)?;
         let mut row = Vec::with_capacity(GRID as usize);
         for (x, value) in xs.iter_mut().enumerate() {
             let gx = x as f64 / CELL as f64;
-            let c = (gx.floor() as usize).min(8);
+            let c = (x / CELL as usize).min(8);
             let u = gx - c as f64;
             let at = &crossings.at;
             let mix = |i: usize| {

@@ -31,7 +31,7 @@ use crate::recognize::verdict::{
 use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
 pub use crate::video::known::Known;
 use crate::video::known::{contradicts, entries_seen_in, replaced, same_puzzle, still_shows};
-use crate::video::on_print;
+use crate::video::on_print::PrintCheck;
 use crate::video::track::{self, Alignment, Anchor, TrackFrame};
 
 /// A shown puzzle is read again every this many frames, to notice a replaced puzzle.
@@ -220,6 +220,8 @@ struct Track {
     /// last clear reading (nothing over the grid, not smeared) followed them: the paper's curve
     /// travels with it, so each frame draws the cells through its own homography.
     bend: Option<Bend>,
+    /// Whether the cells drawn lie on the printed lines, looked at over the last frames drawn.
+    print_check: PrintCheck,
 }
 
 impl Track {
@@ -250,6 +252,7 @@ impl Track {
             wrong: WrongMarks::NONE,
             cut_for: 0,
             bend: None,
+            print_check: PrintCheck::default(),
         }))
     }
 
@@ -587,7 +590,7 @@ impl Vision {
         // Part of tracking: whether the grid drawn where the track has it lies on the print.
         let checked = Instant::now();
         let looked_at = self.previous.as_ref();
-        let puzzle = self.track.as_ref().map(|t| view_of(t, &gray, looked_at));
+        let puzzle = self.track.as_mut().map(|t| view_of(t, &gray, looked_at));
         if let Some(track_time) = times.track.as_mut() {
             *track_time += checked.elapsed();
         }
@@ -1163,7 +1166,7 @@ fn inside_frame(quad: &Quad, gray: &Mat) -> bool {
 /// the track is held to the printed grid, and not while the grid is swept out of view (flow and
 /// anchor then see a smeared part of it, and the hidden corners were extrapolated 3-5% off),
 /// moves too fast to be drawn well or is disputed on a fast frame (see [`FAST_MOTION`]).
-fn held_to_print(track: &Track, quad: &Quad, gray: &Mat, small: Option<&TrackFrame>) -> bool {
+fn held_to_print(track: &mut Track, quad: &Quad, gray: &Mat, small: Option<&TrackFrame>) -> bool {
     let motion = moving(track, quad);
     let leaving = motion > LEAVING_MOTION && !inside_frame(quad, gray);
     let disputed = motion > FAST_MOTION && track.correction > DISPUTED_CORRECTION;
@@ -1177,10 +1180,15 @@ fn held_to_print(track: &Track, quad: &Quad, gray: &Mat, small: Option<&TrackFra
 }
 
 /// Whether the cells drawn where `track` has the grid (`quad`, bent as the track's paper) lie
-/// clearly beside the printed lines on this frame (see [`on_print`]): looked at on the frame
+/// clearly beside the printed lines on this frame (see [`PrintCheck`]): looked at on the frame
 /// shrunk for tracking (`small`) when there is one, whose pixels lie closer together (a 1080p
 /// frame's tracking cost with the check, p50 4.63 -> 4.20 ms).
-fn drawn_off_the_print(track: &Track, quad: &Quad, gray: &Mat, small: Option<&TrackFrame>) -> bool {
+fn drawn_off_the_print(
+    track: &mut Track,
+    quad: &Quad,
+    gray: &Mat,
+    small: Option<&TrackFrame>,
+) -> bool {
     let Some(lattice) = crate::overlay::drawn_lattice(quad, track.bend.as_ref()) else {
         return true;
     };
@@ -1191,36 +1199,34 @@ fn drawn_off_the_print(track: &Track, quad: &Quad, gray: &Mat, small: Option<&Tr
     let Ok(view) = GrayView::new(picture) else {
         return false;
     };
-    let off = on_print::drawn_off_the_print(&view, &lattice);
+    let off = track.print_check.drawn_off(&view, &lattice);
     if off {
         tracing::trace!("the cells would be drawn beside the printed lines: not drawn");
     }
     off
 }
 
-fn view_of(track: &Track, gray: &Mat, small: Option<&TrackFrame>) -> PuzzleView {
+fn view_of(track: &mut Track, gray: &Mat, small: Option<&TrackFrame>) -> PuzzleView {
+    track.print_check.next_frame();
     let quad = track::quad_of(&track.image_from_grid);
     match &track.identity {
         Identity::Reading(evidence) => {
-            let (state, solved) = unsolved_view(
-                track,
-                &quad,
-                gray,
-                small,
-                track.provisional.unwrap_or(LiveState::Reading),
-            );
+            let (clues, covered) = (evidence.clues(), evidence.covered());
+            let provisional = track.provisional.unwrap_or(LiveState::Reading);
+            let (state, solved) = unsolved_view(track, &quad, gray, small, provisional);
             PuzzleView {
                 quad,
                 bend: track.bend,
-                clues: evidence.clues(),
+                clues,
                 state,
                 solved,
                 entries: Grid::EMPTY,
                 wrong: Grid::EMPTY,
-                covered: evidence.covered(),
+                covered,
             }
         }
         Identity::Known(known) => {
+            let known = known.clone();
             let (state, solved) = match known.solution {
                 Some(_) => (
                     LiveState::of(known.status),
@@ -1245,16 +1251,16 @@ fn view_of(track: &Track, gray: &Mat, small: Option<&TrackFrame>) -> PuzzleView 
 /// A puzzle with no solution yet: `state` and nothing drawn, or, while the readings agree on
 /// digits (a finger over a needed clue), [`LiveState::Partial`] and those digits.
 fn unsolved_view(
-    track: &Track,
+    track: &mut Track,
     quad: &Quad,
     gray: &Mat,
     small: Option<&TrackFrame>,
     state: LiveState,
 ) -> (LiveState, Option<Arc<Known>>) {
-    match &track.agreed {
+    match track.agreed.clone() {
         Some(agreed) => (
             LiveState::Partial,
-            held_to_print(track, quad, gray, small).then(|| agreed.clone()),
+            held_to_print(track, quad, gray, small).then_some(agreed),
         ),
         None => (state, None),
     }
@@ -1646,7 +1652,7 @@ mod tests {
         let mut drawn = |motion: f64, correction: f64| {
             track.motion = Some(Homography::translation(motion * 324.0, 0.0));
             track.correction = correction;
-            held_to_print(&track, &quad, &page, None)
+            held_to_print(&mut track, &quad, &page, None)
         };
         // Moving 7% of the side a frame: drawn while the anchor agrees with the flow, not
         // where it moved the grid 1.5% of the side.
@@ -1677,7 +1683,7 @@ mod tests {
             .read(&current, &mut FrameOutline::new(&page), &mut times)
             .unwrap();
         assert!(times.read.is_some(), "not read again");
-        let track = vision.track.as_ref().unwrap();
+        let track = vision.track.as_mut().unwrap();
         assert!(matches!(track.identity, Identity::Reading(_)));
         assert_eq!(view_of(track, &page, None).state, LiveState::Multiple);
     }
@@ -1855,7 +1861,7 @@ mod tests {
         );
         let reading = reading_of(&seen, 0.95);
         assert_eq!(track.agree(Some(agreed()), &reading, 7, false), 1);
-        assert_eq!(view_of(&track, &page, None).state, LiveState::Partial);
+        assert_eq!(view_of(&mut track, &page, None).state, LiveState::Partial);
         // The same digits again: no new puzzle for the display to render.
         assert_eq!(track.agree(Some(agreed()), &reading, 8, false), 0);
         // A blurred reading that agrees on nothing, with a clue in it read unsurely as another
@@ -1873,6 +1879,6 @@ mod tests {
         let other: Grid = crate::recognize::verdict::tests::SEVENTEEN.parse().unwrap();
         track.agree(None, &reading_of(&other, 0.95), 11, false);
         assert!(track.agreed.is_none());
-        assert_eq!(view_of(&track, &page, None).state, LiveState::Reading);
+        assert_eq!(view_of(&mut track, &page, None).state, LiveState::Reading);
     }
 }
