@@ -1,4 +1,4 @@
-//! Live-pipeline figures: `cargo bench --bench replay [-- --quick]`.
+//! Live-pipeline figures: `cargo bench --bench replay [-- --quick | --tracking-only]`.
 //!
 //! Prints, for the performance targets:
 //! - headless replay of the 1080p test video vs `ffmpeg -threads 1 -i V -f null -` (wall time,
@@ -295,6 +295,11 @@ fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let dir = videos::videos_dir();
     let hd = dir.join("hd.mp4");
+    if std::env::args().any(|a| a == "--tracking-only") {
+        // The per-frame costs alone (40 s): for comparing changes to tracking back to back.
+        stage_costs(&hd);
+        return;
+    }
     replay_vs_decode(&hd);
     stage_costs(&hd);
     lock_delays();
