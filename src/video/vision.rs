@@ -1192,18 +1192,37 @@ fn drawn_off_the_print(
     let Some(lattice) = crate::overlay::drawn_lattice(quad, track.bend.as_ref()) else {
         return true;
     };
-    let (picture, lattice) = match small {
-        Some(small) => (small.small(), lattice.scaled(1.0 / small.scale())),
-        None => (gray, lattice),
-    };
+    let scale = small.map_or(1.0, |s| s.scale());
+    let picture = small.map_or(gray, |s| s.small());
+    let lattice = lattice.scaled(1.0 / scale);
+    let [x, y] = moved_since_last_frame(track, quad);
     let Ok(view) = GrayView::new(picture) else {
         return false;
     };
-    let off = track.print_check.drawn_off(&view, &lattice);
+    let off = track
+        .print_check
+        .drawn_off(&view, &lattice, [x / scale, y / scale]);
     if off {
-        tracing::trace!("the cells would be drawn beside the printed lines: not drawn");
+        let cells_moved = x.hypot(y) / (quad.mean_side() / 9.0);
+        tracing::trace!(
+            cells_moved,
+            "the cells would be drawn beside the printed lines: not drawn"
+        );
     }
     off
+}
+
+/// How far the middle of the grid at `quad` moved since the last frame, in pixels (none known
+/// for a grid just found).
+fn moved_since_last_frame(track: &Track, quad: &Quad) -> [f64; 2] {
+    let now = quad.centroid();
+    match track.motion.and_then(|m| m.inverse()) {
+        Some(last_from_now) => {
+            let before = last_from_now.apply(now);
+            [now[0] - before[0], now[1] - before[1]]
+        }
+        None => [0.0; 2],
+    }
 }
 
 fn view_of(track: &mut Track, gray: &Mat, small: Option<&TrackFrame>) -> PuzzleView {
