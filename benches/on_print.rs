@@ -54,13 +54,7 @@ fn page() -> Mat {
 
 fn lattice_at(x: f64, y: f64) -> Lattice {
     let side = 9.0 * CELL as f64;
-    Lattice::flat(&Quad([
-        [x, y],
-        [x + side, y],
-        [x + side, y + side],
-        [x, y + side],
-    ]))
-    .expect("a square")
+    Lattice::flat(&Quad::UNIT.scaled(side).translated(x, y)).expect("a square")
 }
 
 fn on_print(c: &mut Criterion) {

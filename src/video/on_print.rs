@@ -318,13 +318,7 @@ mod tests {
     use opencv::core::Mat;
 
     fn lattice_at(x: f64, y: f64, side: f64) -> Lattice {
-        Lattice::flat(&Quad([
-            [x, y],
-            [x + side, y],
-            [x + side, y + side],
-            [x, y + side],
-        ]))
-        .expect("a square")
+        Lattice::flat(&Quad::UNIT.scaled(side).translated(x, y)).expect("a square")
     }
 
     #[test]
