@@ -126,8 +126,7 @@ impl PrintCheck {
         }
         self.turn = (self.turn + 1) % 3;
         self.looked_now = true;
-        let shown = |lines: &[[Seen; 9]; 10]| lines.map(|line| line.map(|seen| seen.segment));
-        a_box_off(&shown(&self.along_rows), &shown(&self.along_columns))
+        a_box_off(&self.along_rows, &self.along_columns)
     }
 
     /// Looks again at the segments whose place along their line (the cell from the line's
@@ -207,7 +206,7 @@ fn smeared((a, b): (Point, Point), moved: [f64; 2]) -> bool {
 
 /// Whether the segments as seen (`[line][cell]` along row lines and along column lines) put
 /// some 3x3 box beside the printed lines.
-fn a_box_off(along_rows: &[[Segment; 9]; 10], along_columns: &[[Segment; 9]; 10]) -> bool {
+fn a_box_off(along_rows: &[[Seen; 9]; 10], along_columns: &[[Seen; 9]; 10]) -> bool {
     (0..3).any(|box_row| {
         (0..3).any(|box_col| {
             // Row lines and column lines apart: a corner off along one side moves only one
@@ -240,8 +239,8 @@ fn a_box_off(along_rows: &[[Segment; 9]; 10], along_columns: &[[Segment; 9]; 10]
 /// What the 12 segments of one kind around and inside a box show: of `lines` (segments along
 /// each line of that kind, `[line][cell]`), the box's four lines from line `3 * across` on, each
 /// over the box's three cells from `3 * along` on.
-fn box_segments(lines: &[[Segment; 9]; 10], across: usize, along: usize) -> [Segment; 12] {
-    std::array::from_fn(|i| lines[3 * across + i / 3][3 * along + i % 3])
+fn box_segments(lines: &[[Seen; 9]; 10], across: usize, along: usize) -> [Segment; 12] {
+    std::array::from_fn(|i| lines[3 * across + i / 3][3 * along + i % 3].segment)
 }
 
 /// Whether the printed line lies on the drawn segment `(a, b)`, clearly beside it, or neither
