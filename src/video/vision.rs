@@ -50,6 +50,11 @@ const MOVE_MISFIT_CELLS: f64 = 0.3;
 const THREE_MOVED_CELLS: f64 = 0.1;
 /// A re-reading puts the grid within this many cells of the track: the same place.
 const CONFIRM_CELLS: f64 = 0.15;
+/// And every crossing of its lines, bent as it read them, within this many cells of where the
+/// track draws it (see `Track::cells_agree`). At 0.2, a real curved page drawn by its corners
+/// under a thumb, its digits inside their cells, was held back on 14% of its frames
+/// (`thumb:02_10_honor_view_10_0`, hand-held bench set 1).
+const CELLS_AGREE: f64 = 0.3;
 /// Lines within this many cells of a grid just found are taken over its outline even beside
 /// something over the grid (see `Track::take_lines`).
 const OUTLINE_OFF_CELLS: f64 = 0.3;
@@ -303,6 +308,7 @@ impl Track {
         // with the track's corners named the same way.
         let placed = quad.turned_like(&recognition.quad);
         let agrees = recognition.quad.max_corner_distance(&placed) <= CONFIRM_CELLS * cell;
+        let cells_agree = self.cells_agree(quad, recognition);
         let covered = recognition.reading.hidden().contains(&true);
         tracing::trace!(?quad, lines = ?recognition.quad, on_lines = recognition.on_lines, agrees, covered, "read");
         // A track not yet on the lines is only the outline search's guess, pulled off by the
@@ -338,7 +344,7 @@ impl Track {
                 self.unanchored_for = 0;
                 self.on_lines |= recognition.on_lines;
                 self.anchor_motion = motion;
-                if !agrees {
+                if !agrees || !cells_agree {
                     // Lines that moved the grid are drawn once the next reading's agree: one
                     // reading's lines can be followed off at a corner (a pencil note beside it
                     // under a steep view put a steady, anchored grid 4.5% off for a frame).
@@ -351,7 +357,35 @@ impl Track {
                 }
             }
         }
-        Ok((agrees, doubtful))
+        Ok((agrees && cells_agree, doubtful))
+    }
+
+    /// Whether the cells `recognition` read lie where the track (at `quad`, bent as it is)
+    /// draws them, within [`CELLS_AGREE`] of a cell at every crossing of the lines; a reading
+    /// whose lines were not followed, or were followed across a smear, says nothing of it.
+    ///
+    /// The corners can agree while the cells between them do not: on a page curved beyond
+    /// what the lines followed once a frame reach, most readings took cells near the bowed
+    /// border for covered, their bend was not kept (see [`Track::take_lines`]), and the grid
+    /// drawn by its corners lay up to 0.48 of a cell off its printed cells.
+    fn cells_agree(&self, quad: &Quad, recognition: &Recognition) -> bool {
+        if !recognition.on_lines || recognition.reading.smeared() {
+            return true;
+        }
+        let drawn = crate::overlay::drawn_lattice(quad, self.bend.as_ref());
+        let read = crate::overlay::drawn_lattice(&recognition.quad, recognition.bend.as_ref());
+        let (Some(drawn), Some(read)) = (drawn, read) else {
+            return false;
+        };
+        let read = read.turned_like(quad);
+        let apart = drawn
+            .0
+            .iter()
+            .flatten()
+            .zip(read.0.iter().flatten())
+            .map(|(&a, &b)| distance(a, b))
+            .fold(0.0, f64::max);
+        apart <= CELLS_AGREE * quad.mean_side() / 9.0
     }
 
     /// Sets the anchor again on `outline`, the grid's sharp outline found near the track (at
@@ -1528,6 +1562,42 @@ mod tests {
         let turned = Quad(std::array::from_fn(|i| right.0[(i + 1) % 4]));
         assert!(track.start_again_at(&current, &turned).unwrap());
         assert_eq!(track.bend, None);
+    }
+
+    #[test]
+    fn a_reading_whose_cells_lie_off_the_drawn_ones_is_not_agreed_with_though_its_corners_are() {
+        use crate::bend::Lattice;
+        let (page, current, right, mut track) = track_on_drawn_grid(false);
+        // Read beside a finger on paper bowed by 0.4 of a cell in its middle rows: the corners
+        // lie where the track has them, the bend is not kept (lines beside a finger), and the
+        // track, drawn by its corners, would put the middle cells 0.4 of a cell off.
+        let bowed_by = |cells: f64| {
+            let mut bowed = Lattice::flat(&right).unwrap();
+            for (r, row) in bowed.0.iter_mut().enumerate() {
+                let v = r as f64 / 9.0;
+                for p in row.iter_mut() {
+                    p[0] += 4.0 * cells * 36.0 * v * (1.0 - v);
+                }
+            }
+            Bend::fit(&bowed, &right)
+        };
+        let far = Recognition {
+            bend: bowed_by(0.4),
+            ..read_beside_a_finger(right, 80, false)
+        };
+        assert!(far.bend.is_some());
+        let (agrees, doubtful) = track.take_lines(&page, &current, &right, &far).unwrap();
+        assert!(!agrees && !doubtful && !track.confirmed);
+        assert_eq!(track.bend, None);
+        // Bowed by a fifth of a cell, the cells lie near enough the drawn ones.
+        track.confirmed = true;
+        let near = Recognition {
+            bend: bowed_by(0.2),
+            ..far.clone()
+        };
+        assert!(near.bend.is_some());
+        let (agrees, _) = track.take_lines(&page, &current, &right, &near).unwrap();
+        assert!(agrees && track.confirmed);
     }
 
     #[test]
