@@ -227,6 +227,9 @@ struct Track {
     bend: Option<Bend>,
     /// Whether the cells drawn lie on the printed lines, looked at over the last frames drawn.
     print_check: PrintCheck,
+    /// Whether the last reading that could tell (lines followed on a sharp frame) put the cells
+    /// elsewhere than the track draws them (see [`Track::cells_agree`]).
+    cells_disputed: bool,
 }
 
 impl Track {
@@ -258,6 +261,7 @@ impl Track {
             cut_for: 0,
             bend: None,
             print_check: PrintCheck::default(),
+            cells_disputed: false,
         }))
     }
 
@@ -368,9 +372,14 @@ impl Track {
     /// what the lines followed once a frame reach, most readings took cells near the bowed
     /// border for covered, their bend was not kept (see [`Track::take_lines`]), and the grid
     /// drawn by its corners lay up to 0.48 of a cell off its printed cells.
-    fn cells_agree(&self, quad: &Quad, recognition: &Recognition) -> bool {
+    ///
+    /// A reading that says nothing of the cells leaves the last word to the last one that did:
+    /// a smeared reading of a page bowed by 0.45 of a cell, taken as the camera began to move,
+    /// confirmed a grid every sharp reading before had put 0.44 of a cell off, and it was drawn
+    /// so (noise seed 2, session 32).
+    fn cells_agree(&mut self, quad: &Quad, recognition: &Recognition) -> bool {
         if !recognition.on_lines || recognition.reading.smeared() {
-            return true;
+            return !self.cells_disputed;
         }
         let drawn = crate::overlay::drawn_lattice(quad, self.bend.as_ref());
         let read = crate::overlay::drawn_lattice(&recognition.quad, recognition.bend.as_ref());
@@ -385,7 +394,8 @@ impl Track {
             .zip(read.0.iter().flatten())
             .map(|(&a, &b)| distance(a, b))
             .fold(0.0, f64::max);
-        apart <= CELLS_AGREE * quad.mean_side() / 9.0
+        self.cells_disputed = apart > CELLS_AGREE * quad.mean_side() / 9.0;
+        !self.cells_disputed
     }
 
     /// Sets the anchor again on `outline`, the grid's sharp outline found near the track (at
@@ -1598,6 +1608,40 @@ mod tests {
         assert!(near.bend.is_some());
         let (agrees, _) = track.take_lines(&page, &current, &right, &near).unwrap();
         assert!(agrees && track.confirmed);
+    }
+
+    #[test]
+    fn a_smeared_reading_does_not_settle_cells_a_sharp_one_put_elsewhere() {
+        use crate::bend::Lattice;
+        let (page, current, right, mut track) = track_on_drawn_grid(false);
+        // A sharp reading whose cells, bowed by 0.35 of a cell, lie off the drawn ones.
+        let mut bowed = Lattice::flat(&right).unwrap();
+        for (r, row) in bowed.0.iter_mut().enumerate() {
+            let v = r as f64 / 9.0;
+            for p in row.iter_mut() {
+                p[0] += 4.0 * 0.35 * 36.0 * v * (1.0 - v);
+            }
+        }
+        let far = Recognition {
+            bend: Bend::fit(&bowed, &right),
+            ..read_beside_a_finger(right, 80, false)
+        };
+        let (agrees, _) = track.take_lines(&page, &current, &right, &far).unwrap();
+        assert!(!agrees);
+        // Then the camera moves: the lines followed across the smear say nothing of the cells,
+        // and the corners agreeing is not enough.
+        let mut smeared = read_beside_a_finger(right, 80, false);
+        for cell in &mut smeared.reading.0 {
+            cell.smeared = true;
+        }
+        let (agrees, _) = track.take_lines(&page, &current, &right, &smeared).unwrap();
+        assert!(!agrees);
+        // A sharp reading whose cells lie where the track draws them settles it.
+        let sharp = read_beside_a_finger(right, 80, false);
+        let (agrees, _) = track.take_lines(&page, &current, &right, &sharp).unwrap();
+        assert!(agrees);
+        let (agrees, _) = track.take_lines(&page, &current, &right, &smeared).unwrap();
+        assert!(agrees);
     }
 
     #[test]
