@@ -55,11 +55,6 @@ const CONFIRM_CELLS: f64 = 0.15;
 /// under a thumb, its digits inside their cells, was held back on 14% of its frames
 /// (`thumb:02_10_honor_view_10_0`, hand-held bench set 1).
 const CELLS_AGREE: f64 = 0.3;
-/// A reading whose lines bend this far (share of a cell) from where its corners put them
-/// somewhere was followed about as far as the box lines are looked for from where the grid
-/// was (`recognize::lines`' reach, 0.4 of a cell): a border beyond it may have been missed
-/// and a corner put as far off, and it does not say surely where the cells are.
-const TOO_BENT: f64 = 0.4;
 /// Lines within this many cells of a grid just found are taken over its outline even beside
 /// something over the grid (see `Track::take_lines`).
 const OUTLINE_OFF_CELLS: f64 = 0.3;
@@ -381,19 +376,10 @@ impl Track {
     /// A reading that says nothing of the cells leaves the last word to the last one that did:
     /// a smeared reading of a page bowed by 0.45 of a cell, taken as the camera began to move,
     /// confirmed a grid every sharp reading before had put 0.44 of a cell off, and it was drawn
-    /// so (noise seed 2, session 32). Nor does a reading bent as far as the lines reach
-    /// ([`TOO_BENT`]): consecutive readings of that page, each followed from where the last one
-    /// put the grid, agreed with each other on corners half a cell off.
+    /// so (noise seed 2, session 32).
     fn cells_agree(&mut self, quad: &Quad, recognition: &Recognition) -> bool {
         if !recognition.on_lines || recognition.reading.smeared() {
             return !self.cells_disputed;
-        }
-        if recognition
-            .bend
-            .is_some_and(|bend| bend.largest() * 9.0 >= TOO_BENT)
-        {
-            self.cells_disputed = true;
-            return false;
         }
         let drawn = crate::overlay::drawn_lattice(quad, self.bend.as_ref());
         let read = crate::overlay::drawn_lattice(&recognition.quad, recognition.bend.as_ref());
@@ -1622,35 +1608,6 @@ mod tests {
         assert!(near.bend.is_some());
         let (agrees, _) = track.take_lines(&page, &current, &right, &near).unwrap();
         assert!(agrees && track.confirmed);
-    }
-
-    #[test]
-    fn a_reading_bent_as_far_as_the_lines_reach_does_not_confirm_even_where_it_is_drawn() {
-        use crate::bend::Lattice;
-        let (page, current, right, mut track) = track_on_drawn_grid(false);
-        let bowed_by = |cells: f64| {
-            let mut bowed = Lattice::flat(&right).unwrap();
-            for (r, row) in bowed.0.iter_mut().enumerate() {
-                let v = r as f64 / 9.0;
-                for p in row.iter_mut() {
-                    p[0] += 4.0 * cells * 36.0 * v * (1.0 - v);
-                }
-            }
-            Bend::fit(&bowed, &right)
-        };
-        // Drawn bent as read, and read so again: the cells agree, but lines bent 0.42 of a
-        // cell from the corners were followed to the end of their reach, and the corners they
-        // give may be as far off.
-        for (cells, confirms) in [(0.42, false), (0.3, true)] {
-            track.bend = bowed_by(cells);
-            track.confirmed = false;
-            let again = Recognition {
-                bend: track.bend,
-                ..read_beside_a_finger(right, 80, false)
-            };
-            let (agrees, _) = track.take_lines(&page, &current, &right, &again).unwrap();
-            assert_eq!(agrees, confirms, "bowed by {cells} of a cell");
-        }
     }
 
     #[test]
