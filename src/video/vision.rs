@@ -361,7 +361,12 @@ impl Track {
                 }
             }
         }
-        Ok((agrees && cells_agree, doubtful))
+        // A grid never yet placed on its printed lines is where the outline search and the flow
+        // put it; across a smear, that is only roughly where it is, and a reading that could not
+        // follow the lines there agrees with it by construction: it starts no drawing (a page
+        // sliding in at 5% of its side a frame was first drawn 4.2% off so).
+        let settles = self.confirmed || self.on_lines || !recognition.reading.smeared();
+        Ok((agrees && cells_agree && settles, doubtful))
     }
 
     /// Whether the cells `recognition` read lie where the track (at `quad`, bent as it is)
@@ -1640,6 +1645,30 @@ mod tests {
         let sharp = read_beside_a_finger(right, 80, false);
         let (agrees, _) = track.take_lines(&page, &current, &right, &sharp).unwrap();
         assert!(agrees);
+        let (agrees, _) = track.take_lines(&page, &current, &right, &smeared).unwrap();
+        assert!(agrees);
+    }
+
+    #[test]
+    fn a_grid_never_on_its_lines_is_not_first_drawn_on_a_reading_across_a_smear() {
+        let (page, current, right, mut track) = track_on_drawn_grid(false);
+        // Where the outline search and the flow put it; read across a smear, the lines not
+        // followed: cut at the track's own corners, the reading agrees with it by construction.
+        let mut smeared = read_beside_a_finger(right, 80, false);
+        smeared.on_lines = false;
+        for cell in &mut smeared.reading.0 {
+            cell.smeared = true;
+        }
+        let (agrees, _) = track.take_lines(&page, &current, &right, &smeared).unwrap();
+        assert!(!agrees);
+        // Drawn already, it stays drawn over such a reading.
+        track.confirmed = true;
+        let (agrees, _) = track.take_lines(&page, &current, &right, &smeared).unwrap();
+        assert!(agrees);
+        // Once placed on its lines, such a reading may start a drawing again.
+        track.confirmed = false;
+        let sharp = read_beside_a_finger(right, 80, false);
+        track.take_lines(&page, &current, &right, &sharp).unwrap();
         let (agrees, _) = track.take_lines(&page, &current, &right, &smeared).unwrap();
         assert!(agrees);
     }
