@@ -4,20 +4,13 @@
 
 mod common;
 
-use common::screens::{self, HELD_OUT_FONTS, Layout, Screen, Style, THEMES};
+use common::curved::{CurvedPage, worst_cells_drawn};
+use common::screens::{self, HELD_OUT_FONTS, Layout, Screen, Style, THEMES, puzzles};
 use opencv::core::Scalar;
 use opencv::imgproc;
 use opencv::prelude::*;
 use sudoku_ar::photo::{PhotoPipeline, StageTimes};
 use sudoku_ar::recognize::verdict::Status;
-
-fn puzzles() -> Vec<String> {
-    let text = include_str!("puzzles/top95.txt");
-    text.lines()
-        .filter(|l| l.len() >= 81 && !l.starts_with('#'))
-        .map(|l| l[..81].to_string())
-        .collect()
-}
 
 /// Every theme, layout and held-out font, with highlights, pencil marks and entries in turn.
 pub fn screenshots() -> Vec<Screen> {
@@ -232,127 +225,6 @@ fn dark_and_light_screens_under_a_hand_held_camera() {
     assert_eq!(failures, 0);
 }
 
-/// A printed puzzle curved on the table: an app's screen drawn here in a held-out face, its
-/// columns bowed by up to a quarter of a cell and its rows sagging by up to a sixth, by a known
-/// warp, so that the true middle of every cell is known exactly.
-struct CurvedPage {
-    name: String,
-    /// The bent picture.
-    image: opencv::core::Mat,
-    /// The grid's corners (the bend leaves them where they are).
-    corners: sudoku_ar::geometry::Quad,
-    givens: [u8; 81],
-    solution: [u8; 81],
-    image_from_grid: sudoku_ar::geometry::Homography,
-    /// How far (share of the side) the columns bow at mid-height and the rows sag at their
-    /// middle.
-    bow: [f64; 2],
-}
-
-impl CurvedPage {
-    /// The `k`-th app screen, bent.
-    fn new(k: usize) -> CurvedPage {
-        CurvedPage::bowed(k, [0.028, 0.018])
-    }
-
-    /// The `k`-th app screen, bent by `bow`.
-    fn bowed(k: usize, bow: [f64; 2]) -> CurvedPage {
-        let style = Style {
-            theme: THEMES[0],
-            layout: if k.is_multiple_of(2) {
-                Layout::Phone
-            } else {
-                Layout::Web
-            },
-            font: HELD_OUT_FONTS[(3 * k) % HELD_OUT_FONTS.len()],
-            highlights: false,
-            pencil_marks: false,
-            entries: false,
-        };
-        let screen = screens::render(&puzzles()[60 + k], style, 700 + k as u64);
-        CurvedPage::bent(
-            screen.name,
-            &screen.image,
-            screen.corners,
-            screen.givens,
-            screen.solution,
-            bow,
-        )
-    }
-
-    fn bent(
-        name: String,
-        flat: &opencv::core::Mat,
-        corners: sudoku_ar::geometry::Quad,
-        givens: [u8; 81],
-        solution: [u8; 81],
-        bow: [f64; 2],
-    ) -> CurvedPage {
-        use opencv::core::{self, Mat};
-        use sudoku_ar::geometry::{Homography, Quad};
-        let mut page = CurvedPage {
-            name,
-            image: Mat::default(),
-            corners,
-            givens,
-            solution,
-            image_from_grid: Homography::from_quads(&Quad::UNIT, &corners).unwrap(),
-            bow,
-        };
-        let (w, h) = (flat.cols(), flat.rows());
-        let mut map_x =
-            Mat::new_rows_cols_with_default(h, w, core::CV_32FC1, Scalar::all(0.0)).unwrap();
-        let mut map_y = map_x.clone();
-        for y in 0..h {
-            for x in 0..w {
-                let q = [x as f64, y as f64];
-                let d = page.bend(q);
-                *map_x.at_2d_mut::<f32>(y, x).unwrap() = (q[0] - d[0]) as f32;
-                *map_y.at_2d_mut::<f32>(y, x).unwrap() = (q[1] - d[1]) as f32;
-            }
-        }
-        imgproc::remap(
-            flat,
-            &mut page.image,
-            &map_x,
-            &map_y,
-            imgproc::INTER_LINEAR,
-            core::BORDER_REPLICATE,
-            Scalar::default(),
-        )
-        .unwrap();
-        page
-    }
-
-    /// How far the bend moves the page at picture point `q`, in pixels (beside the grid, as
-    /// its nearest edge).
-    fn bend(&self, q: [f64; 2]) -> [f64; 2] {
-        let [u, v] = self.image_from_grid.inverse().unwrap().apply(q);
-        let (u, v) = (u.clamp(0.0, 1.0), v.clamp(0.0, 1.0));
-        let side = self.corners.mean_side();
-        let pi = std::f64::consts::PI;
-        [
-            self.bow[0] * side * (pi * v).sin(),
-            self.bow[1] * side * (pi * u).sin(),
-        ]
-    }
-
-    /// Where the middle of `cell` is on the bent picture: the point q with q = p + bend(q), p its
-    /// middle on the flat page, found in a few steps from p.
-    fn cell_middle(&self, cell: usize) -> [f64; 2] {
-        let p = self.image_from_grid.apply([
-            ((cell % 9) as f64 + 0.5) / 9.0,
-            ((cell / 9) as f64 + 0.5) / 9.0,
-        ]);
-        let mut q = p;
-        for _ in 0..6 {
-            let d = self.bend(q);
-            q = [p[0] + d[0], p[1] + d[1]];
-        }
-        q
-    }
-}
-
 /// A curved page (see [`CurvedPage`]): every missing digit is drawn in its printed cell. The
 /// digits drawn (alone, on black) must have their ink centred within 0.18 of a cell of the true
 /// middle, and 0.09 on average. Drawn by the corners' homography alone, the middle cells' digits
@@ -518,65 +390,4 @@ fn a_strongly_curved_page_is_drawn_in_its_cells_or_not_at_all() {
         worst < 0.3,
         "bowed 0.45 cell: a cell drawn {worst:.3} of a cell off"
     );
-}
-
-/// Each of `pages` under the simulated hand-held camera, its noise seeded by `noise`: per frame
-/// with the solution drawn, how far (share of a cell) the worst cell is drawn from the true middle of its printed cell (the
-/// camera's own geometry gives it); and on how many frames the cells were drawn along a bend.
-fn worst_cells_drawn(pages: &[CurvedPage], noise: u64) -> (Vec<f64>, usize) {
-    use common::camera::{Camera, Clip, Page, Script};
-    use sudoku_ar::geometry::{Homography, Quad};
-    use sudoku_ar::grid::Grid;
-    let camera_pages: Vec<Page> = pages
-        .iter()
-        .map(|p| Page {
-            name: p.name.clone(),
-            image: p.image.clone(),
-            corners: p.corners,
-            published: p.corners,
-            clues: Grid(p.givens),
-            solution: Grid(p.solution),
-        })
-        .collect();
-    let names: Vec<String> = camera_pages.iter().map(|p| p.name.clone()).collect();
-    let mut offs = Vec::new();
-    let mut bent_frames = 0;
-    for (i, page) in pages.iter().enumerate() {
-        let mut clip = Clip::new(Script::Handheld, vec![i], &names, 900 + i as u64);
-        clip.noise_seed = Some(noise);
-        let camera = Camera::new(&camera_pages, &clip).expect("camera");
-        let mut vision = sudoku_ar::video::vision::Vision::new(common::pipeline_reader());
-        for f in 0..clip.frames {
-            let (frame, _) = camera.frame(f).expect("frame");
-            let view = vision.process(&frame).expect("vision");
-            let Some(puzzle) = view.puzzle.filter(|p| p.solved.is_some()) else {
-                continue;
-            };
-            let frame_from_photo = camera.frame_from_photo(f);
-            let image_from_grid = Homography::from_quads(&Quad::UNIT, &puzzle.quad).unwrap();
-            let lattice = puzzle.bend.map(|b| b.lattice(&image_from_grid));
-            bent_frames += usize::from(lattice.is_some());
-            let cell_side =
-                Quad(page.corners.0.map(|p| frame_from_photo.apply(p))).mean_side() / 9.0;
-            let worst = (0..81)
-                .map(|cell| {
-                    let drawn = match &lattice {
-                        Some(l) => {
-                            let (r, c) = (cell / 9, cell % 9);
-                            let at = [l.0[r][c], l.0[r][c + 1], l.0[r + 1][c], l.0[r + 1][c + 1]];
-                            [0, 1].map(|k| at.iter().map(|p| p[k]).sum::<f64>() / 4.0)
-                        }
-                        None => image_from_grid.apply([
-                            ((cell % 9) as f64 + 0.5) / 9.0,
-                            ((cell / 9) as f64 + 0.5) / 9.0,
-                        ]),
-                    };
-                    let truth = frame_from_photo.apply(page.cell_middle(cell));
-                    (drawn[0] - truth[0]).hypot(drawn[1] - truth[1]) / cell_side
-                })
-                .fold(0.0, f64::max);
-            offs.push(worst);
-        }
-    }
-    (offs, bent_frames)
 }

@@ -5,6 +5,7 @@
 pub mod camera;
 pub mod corrupt;
 pub mod cover;
+pub mod curved;
 pub mod handheld;
 pub mod screens;
 pub mod videos;

@@ -163,6 +163,15 @@ pub fn load_font(name: &str) -> FontVec {
     FontVec::try_from_vec(bytes).expect("a font")
 }
 
+/// The puzzles of `tests/puzzles/top95.txt`, 81 characters each.
+pub fn puzzles() -> Vec<String> {
+    let text = include_str!("../puzzles/top95.txt");
+    text.lines()
+        .filter(|l| l.len() >= 81 && !l.starts_with('#'))
+        .map(|l| l[..81].to_string())
+        .collect()
+}
+
 /// A puzzle from a published set (one 81-character line) and its solution by the `sudoku` crate.
 pub fn puzzle(line: &str) -> ([u8; 81], [u8; 81]) {
     let givens: [u8; 81] = std::array::from_fn(|i| match line.as_bytes()[i] {

@@ -1,0 +1,67 @@
+//! Curved pages under the simulated hand-held camera (`tests/common/curved.rs`), over several
+//! realisations of the camera's noise: per bow and noise seed, the frames drawn, how many along a
+//! bend, how many with some cell drawn 0.3 of a cell or more from its printed middle, and the
+//! worst. The curved-page tests assert floors on seeds 1-3; this shows all of them.
+//!
+//! `cargo bench --bench curved` (about a minute per bow); `-- --seeds 1,2,3` picks the seeds,
+//! `-- --bows 0.05` the bows (share of the side the columns bow by; the rows sag by 0.6 of it),
+//! `-- --frames` lists every frame drawn 0.3 of a cell or more off.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use common::curved::{CurvedPage, frames_drawn};
+
+fn arg(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
+}
+
+fn list<T: std::str::FromStr>(name: &str, default: &str) -> Vec<T> {
+    arg(name)
+        .unwrap_or_else(|| default.to_string())
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect()
+}
+
+/// A cell drawn this far from its printed middle (share of a cell) lies across the lines.
+const OFF: f64 = 0.3;
+
+fn main() {
+    let bows: Vec<f64> = list("--bows", "0.028,0.04,0.05");
+    let seeds: Vec<u64> = list("--seeds", "1,2,3,4,5,6");
+    let every_frame = std::env::args().any(|a| a == "--frames");
+    for bow in bows {
+        let pages: Vec<CurvedPage> = (0..2)
+            .map(|k| CurvedPage::bowed(k, [bow, 0.6 * bow]))
+            .collect();
+        let (mut all, mut all_off, mut worst_all) = (0, 0, 0.0f64);
+        for &seed in &seeds {
+            let frames = frames_drawn(&pages, seed);
+            let off: Vec<_> = frames.iter().filter(|f| f.worst >= OFF).collect();
+            let worst = frames.iter().map(|f| f.worst).fold(0.0, f64::max);
+            println!(
+                "columns bowed {:.2} cell, noise {seed}: {} frames drawn ({} along the bend), {} with a cell >= {OFF} cell off, worst {worst:.3}",
+                9.0 * bow,
+                frames.len(),
+                frames.iter().filter(|f| f.bent).count(),
+                off.len(),
+            );
+            if every_frame {
+                for f in &off {
+                    println!("  page {} frame {}: {:.3}", f.page, f.frame, f.worst);
+                }
+            }
+            all += frames.len();
+            all_off += off.len();
+            worst_all = worst_all.max(worst);
+        }
+        println!(
+            "columns bowed {:.2} cell, noise {seeds:?}: {all} frames drawn, {all_off} with a cell >= {OFF} cell off, worst {worst_all:.3}",
+            9.0 * bow
+        );
+    }
+}
