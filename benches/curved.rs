@@ -12,15 +12,8 @@ mod common;
 
 use common::curved::{CurvedPage, frames_drawn};
 
-fn arg(name: &str) -> Option<String> {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1).cloned())
-}
-
 fn list<T: std::str::FromStr>(name: &str, default: &str) -> Vec<T> {
-    arg(name)
+    common::bench_arg(name)
         .unwrap_or_else(|| default.to_string())
         .split(',')
         .filter_map(|s| s.trim().parse().ok())

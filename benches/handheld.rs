@@ -17,13 +17,6 @@ use common::camera::{self, Camera};
 use common::handheld;
 use opencv::prelude::*;
 
-fn arg(name: &str) -> Option<String> {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1).cloned())
-}
-
 fn main() {
     // RUST_LOG=sudoku_ar=debug shows what the vision stage decides, frame by frame.
     if std::env::var_os("RUST_LOG").is_some() {
@@ -33,7 +26,9 @@ fn main() {
             .init();
     }
     // `--set 1` films 32 other pages (see `camera::page_set`).
-    let set = arg("--set").and_then(|s| s.parse().ok()).unwrap_or(0);
+    let set = common::bench_arg("--set")
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
     let pages = camera::page_set(set);
     eprintln!(
         "{} pages: {}",
@@ -44,7 +39,7 @@ fn main() {
             .collect::<Vec<_>>()
             .join(" ")
     );
-    if let Some(dir) = arg("--crops").map(PathBuf::from) {
+    if let Some(dir) = common::bench_arg("--crops").map(PathBuf::from) {
         std::fs::create_dir_all(&dir).expect("crops dir");
         for page in &pages {
             let crops = camera::corner_crops(page).expect("crops");
@@ -84,12 +79,12 @@ fn main() {
             .expect("write");
         }
     }
-    if let Some(dir) = arg("--frames").map(PathBuf::from) {
+    if let Some(dir) = common::bench_arg("--frames").map(PathBuf::from) {
         std::fs::create_dir_all(&dir).expect("frames dir");
-        let only = arg("--only");
+        let only = common::bench_arg("--only");
         // `--at 20,25,30` writes those frames instead of every 45th.
-        let at: Option<Vec<usize>> =
-            arg("--at").map(|list| list.split(',').filter_map(|n| n.parse().ok()).collect());
+        let at: Option<Vec<usize>> = common::bench_arg("--at")
+            .map(|list| list.split(',').filter_map(|n| n.parse().ok()).collect());
         for clip in camera::clips_named(&pages, only.as_deref()) {
             let camera = Camera::new(&pages, &clip).expect("camera");
             let frames: Vec<usize> = at
@@ -111,13 +106,13 @@ fn main() {
         }
         return;
     }
-    if let Some(range) = arg("--probe") {
+    if let Some(range) = common::bench_arg("--probe") {
         // `--probe 15,35`: each clip's frames 15..35 read at their true corners.
         let bounds: Vec<usize> = range.split(',').filter_map(|n| n.parse().ok()).collect();
         let [from, to] = bounds[..] else {
             panic!("--probe takes two frame numbers: A,B");
         };
-        let only = arg("--only");
+        let only = common::bench_arg("--only");
         let mut reader = common::pipeline_reader();
         for clip in camera::clips_named(&pages, only.as_deref()) {
             let camera = Camera::new(&pages, &clip).expect("camera");
@@ -130,7 +125,7 @@ fn main() {
         }
         return;
     }
-    let only = arg("--only");
+    let only = common::bench_arg("--only");
     let pages_run = pages;
     let results = handheld::run_all(&pages_run, 2, only.as_deref());
     // DUMP_CORNERS=N prints frame N's drawn and true corners, per clip.

@@ -1540,17 +1540,9 @@ mod tests {
 
     #[test]
     fn the_bend_of_a_clear_reading_travels_with_the_track_until_the_grid_is_read_turned() {
-        use crate::bend::Lattice;
         let (page, current, right, mut track) = track_on_drawn_grid(false);
         // The paper bowed: its middle rows' lines 9 px (a quarter of a cell) to the right.
-        let mut bowed = Lattice::flat(&right).unwrap();
-        for (r, row) in bowed.0.iter_mut().enumerate() {
-            let v = r as f64 / 9.0;
-            for p in row.iter_mut() {
-                p[0] += 36.0 * v * (1.0 - v);
-            }
-        }
-        let bend = Bend::fit(&bowed, &right);
+        let bend = bowed_by(&right, 0.25);
         assert!(bend.is_some());
         let clear = Recognition {
             quad: right,
@@ -1581,23 +1573,12 @@ mod tests {
 
     #[test]
     fn a_reading_whose_cells_lie_off_the_drawn_ones_is_not_agreed_with_though_its_corners_are() {
-        use crate::bend::Lattice;
         let (page, current, right, mut track) = track_on_drawn_grid(false);
         // Read beside a finger on paper bowed by 0.4 of a cell in its middle rows: the corners
         // lie where the track has them, the bend is not kept (lines beside a finger), and the
         // track, drawn by its corners, would put the middle cells 0.4 of a cell off.
-        let bowed_by = |cells: f64| {
-            let mut bowed = Lattice::flat(&right).unwrap();
-            for (r, row) in bowed.0.iter_mut().enumerate() {
-                let v = r as f64 / 9.0;
-                for p in row.iter_mut() {
-                    p[0] += 4.0 * cells * 36.0 * v * (1.0 - v);
-                }
-            }
-            Bend::fit(&bowed, &right)
-        };
         let far = Recognition {
-            bend: bowed_by(0.4),
+            bend: bowed_by(&right, 0.4),
             ..read_beside_a_finger(right, 80, false)
         };
         assert!(far.bend.is_some());
@@ -1607,7 +1588,7 @@ mod tests {
         // Bowed by a fifth of a cell, the cells lie near enough the drawn ones.
         track.confirmed = true;
         let near = Recognition {
-            bend: bowed_by(0.2),
+            bend: bowed_by(&right, 0.2),
             ..far.clone()
         };
         assert!(near.bend.is_some());
@@ -1617,18 +1598,10 @@ mod tests {
 
     #[test]
     fn a_smeared_reading_does_not_settle_cells_a_sharp_one_put_elsewhere() {
-        use crate::bend::Lattice;
         let (page, current, right, mut track) = track_on_drawn_grid(false);
         // A sharp reading whose cells, bowed by 0.35 of a cell, lie off the drawn ones.
-        let mut bowed = Lattice::flat(&right).unwrap();
-        for (r, row) in bowed.0.iter_mut().enumerate() {
-            let v = r as f64 / 9.0;
-            for p in row.iter_mut() {
-                p[0] += 4.0 * 0.35 * 36.0 * v * (1.0 - v);
-            }
-        }
         let far = Recognition {
-            bend: Bend::fit(&bowed, &right),
+            bend: bowed_by(&right, 0.35),
             ..read_beside_a_finger(right, 80, false)
         };
         let (agrees, _) = track.take_lines(&page, &current, &right, &far).unwrap();
@@ -1777,6 +1750,19 @@ mod tests {
             .unwrap()
             .unwrap();
         (page, current, quad, track)
+    }
+
+    /// The bend of paper whose grid, at `quad` (36 px cells), has its middle rows' lines bowed
+    /// `cells` of a cell to the right.
+    fn bowed_by(quad: &Quad, cells: f64) -> Option<Bend> {
+        let mut bowed = crate::bend::Lattice::flat(quad).unwrap();
+        for (r, row) in bowed.0.iter_mut().enumerate() {
+            let v = r as f64 / 9.0;
+            for p in row.iter_mut() {
+                p[0] += 4.0 * cells * 36.0 * v * (1.0 - v);
+            }
+        }
+        Bend::fit(&bowed, quad)
     }
 
     /// A dark grid found at `quad`, as clearly as a grid need be.

@@ -11,6 +11,14 @@ pub mod screens;
 pub mod videos;
 
 use std::path::{Path, PathBuf};
+
+/// The value given after `name` on a bench's command line (`cargo bench --bench B -- name V`).
+pub fn bench_arg(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
+}
 use std::time::Duration;
 
 use opencv::prelude::*;
