@@ -290,7 +290,9 @@ impl Track {
     }
 
     /// Moves the track (tracked at `quad`) onto the printed lines of `recognition` where they
-    /// can be trusted; says whether they agree with the track, and whether they are doubtful.
+    /// can be trusted; says whether they agree with the track, and so may confirm it (its cells
+    /// too, see [`Track::cells_agree`]; not a reading across a smear of a grid never yet on its
+    /// lines), and whether they are doubtful.
     ///
     /// The printed lines are the absolute truth of where the grid is: where they were followed
     /// (or the grid was turned), the track and its anchor start again from them. Except while
