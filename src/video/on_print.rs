@@ -115,8 +115,8 @@ impl PrintCheck {
     /// frame it shows on.
     ///
     /// `moved` is how far the grid moved since the last frame, in `gray`'s pixels: a line moved
-    /// across itself by more than [`SMEARED_ACROSS`] of a cell is smeared, and keeps what it
-    /// showed when last seen sharp.
+    /// across itself by more than a quarter of a cell (`SMEARED_ACROSS`) is smeared, and keeps
+    /// what it showed when last seen sharp.
     pub fn drawn_off(&mut self, gray: &GrayView, lattice: &Lattice, moved: [f64; 2]) -> bool {
         let (turn, before) = (self.turn, self.looked_before);
         let all = !before || self.look(gray, lattice, moved, |i| i % 3 == turn);
