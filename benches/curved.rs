@@ -5,8 +5,7 @@
 //!
 //! `cargo bench --bench curved` (about a minute per bow); `-- --seeds 1,2,3` picks the seeds,
 //! `-- --bows 0.05` the bows (share of the side the columns bow by; the rows sag as in the tests,
-//! or by 0.6 of it),
-//! `-- --frames` lists every frame drawn 0.3 of a cell or more off.
+//! or by 0.6 of it), `-- --frames` lists every frame drawn 0.3 of a cell or more off.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -33,11 +32,13 @@ fn main() {
     let seeds: Vec<u64> = list("--seeds", "1,2,3,4,5,6");
     let every_frame = std::env::args().any(|a| a == "--frames");
     for bow in bows {
-        let bows = TESTED
+        let columns_and_rows = TESTED
             .into_iter()
             .find(|[columns, _]| (columns - bow).abs() < 1e-9)
             .unwrap_or([bow, 0.6 * bow]);
-        let pages: Vec<CurvedPage> = (0..2).map(|k| CurvedPage::bowed(k, bows)).collect();
+        let pages: Vec<CurvedPage> = (0..2)
+            .map(|k| CurvedPage::bowed(k, columns_and_rows))
+            .collect();
         let (mut all, mut all_off, mut worst_all) = (0, 0, 0.0f64);
         for &seed in &seeds {
             let frames = frames_drawn(&pages, seed);

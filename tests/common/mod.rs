@@ -11,6 +11,12 @@ pub mod screens;
 pub mod videos;
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use opencv::prelude::*;
+use sudoku_ar::geometry::Quad;
+use sudoku_ar::photo::{self, PhotoPipeline, StageTimes};
+use sudoku_ar::recognize::read::DigitReader;
 
 /// The value given after `name` on a bench's command line (`cargo bench --bench B -- name V`).
 pub fn bench_arg(name: &str) -> Option<String> {
@@ -19,12 +25,6 @@ pub fn bench_arg(name: &str) -> Option<String> {
         .position(|a| a == name)
         .and_then(|i| args.get(i + 1).cloned())
 }
-use std::time::Duration;
-
-use opencv::prelude::*;
-use sudoku_ar::geometry::Quad;
-use sudoku_ar::photo::{self, PhotoPipeline, StageTimes};
-use sudoku_ar::recognize::read::DigitReader;
 
 /// What a cell holds according to the dataset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
