@@ -67,6 +67,10 @@ pub struct Recognition {
     /// cross at the corners and bend clearly and smoothly (see [`Bend::fit`]); None on flat
     /// paper: the corners place the cells.
     pub bend: Option<Bend>,
+    /// On a frame smeared by the camera's motion, the grid read turned where that reads more
+    /// plausibly than upright: offered, not taken, for a blurred page can read so (image1038
+    /// sliding in, under a thumb). The live path takes it once such readings add up to a puzzle.
+    pub turned_instead: Option<Box<Recognition>>,
 }
 
 /// Time spent in [`recognize`], by step.
@@ -118,24 +122,29 @@ pub fn recognize(
         turned: false,
         on_lines,
         bend: lattice.and_then(|l| Bend::fit(&l, &quad)),
+        turned_instead: None,
     };
-    // A smeared grid can read more plausibly turned (image1038 sliding in, under a thumb): which
-    // way up it is waits for a sharper frame.
     if orientation == Orientation::Unknown
-        && !smeared
         && needs_turning(&recognition.reading)
         && let Some((turned_quad, turned, turned_grid)) =
             orient::read_turned(reader, &rectified, &quad, &recognition.reading)?
     {
-        let turned = mark_hidden(turned, &turned_grid)?;
-        tracing::debug!("grid is turned; reading it the right way up");
-        recognition = Recognition {
+        let turned = Recognition {
             quad: turned_quad,
-            reading: turned,
+            reading: mark_hidden(turned, &turned_grid)?,
             turned: true,
             on_lines,
             bend: lattice.and_then(|l| Bend::fit(&l.turned_like(&turned_quad), &turned_quad)),
+            turned_instead: None,
         };
+        if smeared {
+            tracing::trace!("smeared grid reads more plausibly turned");
+            let reading = mark_smeared(turned.reading);
+            recognition.turned_instead = Some(Box::new(Recognition { reading, ..turned }));
+        } else {
+            tracing::debug!("grid is turned; reading it the right way up");
+            recognition = turned;
+        }
     }
     times.read = start.elapsed();
     Ok(recognition)

@@ -230,6 +230,10 @@ struct Track {
     /// Whether the last reading that could tell (lines followed on a sharp frame) put the cells
     /// elsewhere than the track draws them (see [`Track::cells_agree`]).
     cells_disputed: bool,
+    /// While the grid is read: its recent readings turned (each more plausible than upright,
+    /// none taken yet), and which corner of the track's outline they take for the puzzle's
+    /// top-left. When they add up to a puzzle, the puzzle's rules say that way is up.
+    turned_readings: Option<(usize, Box<Evidence>)>,
 }
 
 impl Track {
@@ -262,6 +266,7 @@ impl Track {
             bend: None,
             print_check: PrintCheck::default(),
             cells_disputed: false,
+            turned_readings: None,
         }))
     }
 
@@ -484,6 +489,35 @@ impl Track {
 
     /// Reads the grid as a puzzle not yet known, from `reading` on, saying `provisional` (the
     /// verdict it had, if any) until a new one.
+    /// Adds `turned`, a reading of the grid turned (outlined at `quad` by the track), to the
+    /// recent ones turned the same way, and returns them when they add up to a solved puzzle
+    /// or, if `sure_alone`, when it is sure; else keeps them for the next.
+    fn turned_taken(
+        &mut self,
+        quad: &Quad,
+        turned: &Recognition,
+        sure_alone: bool,
+    ) -> Option<Box<Evidence>> {
+        let top_left = turned.quad.0[0];
+        let turn = (0..4)
+            .min_by(|&a, &b| {
+                distance(top_left, quad.0[a]).total_cmp(&distance(top_left, quad.0[b]))
+            })
+            .unwrap_or(0);
+        let mut evidence = match self.turned_readings.take() {
+            Some((was, evidence)) if was == turn => evidence,
+            _ => Box::new(Evidence::new()),
+        };
+        evidence.add(&turned.reading);
+        if (sure_alone && turned.reading.is_confident())
+            || judge_frames(&evidence).is_some_and(|j| j.solution.is_some())
+        {
+            return Some(evidence);
+        }
+        self.turned_readings = Some((turn, evidence));
+        None
+    }
+
     fn read_again(&mut self, reading: &GridReading, provisional: Option<LiveState>) {
         self.provisional = provisional;
         let mut evidence = Evidence::new();
@@ -900,7 +934,7 @@ impl Vision {
         let mut steps = RecognizeTimes::default();
         let mut negative = Mat::default();
         let gray = track.ink.as_dark(gray, &mut negative)?;
-        let recognition = recognize(
+        let mut recognition = recognize(
             &mut self.reader,
             gray,
             outline.as_ref().unwrap_or(&quad),
@@ -909,16 +943,29 @@ impl Vision {
             &mut steps,
         )?;
         times.read = Some(steps.rectify + steps.read);
-        if recognition.turned
-            && !recognition.reading.is_confident()
-            && matches!(track.identity, Identity::Reading(_))
-        {
-            // A blurred frame (the page still sliding in) can read more plausibly turned than
-            // the right way up, and the readings of a grid named turned never add up
-            // (handheld:01_08 was read so for 6 frames): a grid not yet read as a puzzle is
-            // turned by a sure reading only, as a page held sideways gives on a sharp frame.
-            tracing::debug!("read more plausibly turned, but not surely: not taken");
-            return Ok(());
+        // A blurred frame (the page still sliding in) can read more plausibly turned than the
+        // right way up, and the readings of a grid named turned never add up (handheld:01_08
+        // was read so for 6 frames): a grid not yet read as a puzzle is turned by a sure
+        // reading, as a page held sideways gives on a sharp frame, or by readings turned alike
+        // that add up to a puzzle. A smeared frame's turned reading only so, and meanwhile its
+        // upright one counts as any other: a page sideways sliding in was read only once it
+        // stopped, 11 frames after the same page upright.
+        let mut turned_readings = None;
+        if matches!(track.identity, Identity::Reading(_)) {
+            if let Some(turned) = recognition.turned_instead.take() {
+                turned_readings = track.turned_taken(&quad, &turned, false);
+                if turned_readings.is_some() {
+                    tracing::debug!("readings turned add up to a puzzle: it is turned");
+                    recognition = *turned;
+                }
+            } else if recognition.turned {
+                turned_readings = track.turned_taken(&quad, &recognition, true);
+                if turned_readings.is_none() {
+                    tracing::debug!("read more plausibly turned, but not surely: not taken");
+                    return Ok(());
+                }
+            }
+            track.oriented |= turned_readings.is_some();
         }
         let (agrees, doubtful) = track.take_lines(gray, current, &quad, &recognition)?;
         if track.anchor_motion.is_infinite()
@@ -982,11 +1029,11 @@ impl Vision {
                     self.track = None;
                     return Ok(());
                 }
-                if recognition.turned {
+                match turned_readings {
                     // The readings so far were of the grid another way up.
-                    **evidence = Evidence::new();
+                    Some(turned) => *evidence = turned,
+                    None => evidence.add(&reading),
                 }
-                evidence.add(&reading);
                 let start = Instant::now();
                 let judged = judge_frames(evidence);
                 match &judged {
@@ -1478,6 +1525,7 @@ mod tests {
             turned,
             on_lines: true,
             bend: None,
+            turned_instead: None,
         }
     }
 
@@ -1518,6 +1566,7 @@ mod tests {
             turned: false,
             on_lines: true,
             bend: None,
+            turned_instead: None,
         };
         let pulled = Quad([[150.0, 92.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
         let off = Recognition {
@@ -1552,6 +1601,7 @@ mod tests {
             turned: false,
             on_lines: true,
             bend,
+            turned_instead: None,
         };
         track.take_lines(&page, &current, &right, &clear).unwrap();
         assert_eq!(track.bend, bend);
@@ -1925,6 +1975,7 @@ mod tests {
                 turned,
                 on_lines: true,
                 bend: None,
+                turned_instead: None,
             })
         };
         assert!(read(0.5, false, false));
