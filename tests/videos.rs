@@ -127,7 +127,8 @@ fn video_stored_turned_is_read_the_right_way_up() {
     let source = videos::videos_dir().join("steady.mp4");
     // The rotation tag (degrees, clockwise as shown) and where a pixel of the stored 1280x720
     // frame lands in the frame shown.
-    let turns: [(u32, fn(f64, f64) -> [f64; 2]); 3] = [
+    type Shown = fn(f64, f64) -> [f64; 2];
+    let turns: [(u32, Shown); 3] = [
         (90, |x, y| [719.0 - y, x]),
         (180, |x, y| [1279.0 - x, 719.0 - y]),
         (270, |x, y| [y, 1279.0 - x]),
