@@ -1,4 +1,4 @@
-//! The on-print check (`video::on_print`), which runs on every frame a solution is drawn on:
+//! The on-print check (`on_print`), which runs on every frame a solution is drawn on:
 //! a grid of 44-pixel cells drawn on a 960x540 frame (a 1080p frame as the check sees it,
 //! shrunk for tracking), looked at where it lies and half a cell off.
 //!
@@ -10,8 +10,8 @@ use opencv::imgproc;
 use std::hint::black_box;
 use sudoku_ar::bend::Lattice;
 use sudoku_ar::geometry::Quad;
+use sudoku_ar::on_print::{PrintCheck, drawn_off_the_print};
 use sudoku_ar::raster::GrayView;
-use sudoku_ar::video::on_print::{PrintCheck, drawn_off_the_print};
 
 const LEFT: i32 = 260;
 const TOP: i32 = 70;

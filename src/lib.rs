@@ -14,6 +14,7 @@ pub mod bend;
 pub mod error;
 pub mod geometry;
 pub mod grid;
+pub mod on_print;
 pub mod overlay;
 pub mod photo;
 pub mod raster;

@@ -9,10 +9,11 @@ use opencv::imgproc;
 use opencv::prelude::*;
 use serde::Serialize;
 
-use crate::bend::Bend;
+use crate::bend::{Bend, Lattice};
 use crate::error::{Error, Result, io_reason};
-use crate::geometry::Quad;
+use crate::geometry::{Homography, Quad};
 use crate::grid::Grid;
+use crate::on_print::drawn_off_the_print;
 use crate::overlay;
 use crate::raster::GrayView;
 use crate::recognize::decode::Correction;
@@ -43,10 +44,20 @@ pub struct Puzzle {
     /// When solved: how much less likely (nats) the next puzzle with one solution near the
     /// reading is (at least this much: the decoder searched no further).
     pub margin: Option<f32>,
+    /// Whether the cells, drawn by `quad` and `bend`, would lie clearly beside the printed
+    /// lines (see [`drawn_off_the_print`]): paper curved more than the lines could be followed,
+    /// as a page curling into a book's gutter. The solution is then not drawn.
+    pub off_print: bool,
 }
 
 impl Puzzle {
-    fn new(quad: Quad, bend: Option<Bend>, reading: GridReading, judged: Judged) -> Puzzle {
+    fn new(
+        quad: Quad,
+        bend: Option<Bend>,
+        reading: GridReading,
+        judged: Judged,
+        off_print: bool,
+    ) -> Puzzle {
         let entries = entries_of(&reading, &judged.clues);
         let Judged {
             clues,
@@ -65,6 +76,7 @@ impl Puzzle {
             status,
             corrections,
             margin,
+            off_print,
         }
     }
 
@@ -184,6 +196,7 @@ impl PhotoPipeline {
             quad,
             reading,
             bend,
+            lattice,
             ..
         } = recognize(
             &mut self.reader,
@@ -198,9 +211,52 @@ impl PhotoPipeline {
         let start = Instant::now();
         let judged = judge_picture(&reading);
         times.solve += start.elapsed();
+        let (quad, bend, off_print) = placed(gray, quad, bend, lattice.as_ref())?;
+        if off_print && judged.solution.is_some() {
+            tracing::debug!("the cells would be drawn beside the printed lines: not drawn");
+        }
         let quad = quad.translated(-margin, -margin);
-        Ok(Puzzle::new(quad, bend, reading, judged))
+        Ok(Puzzle::new(quad, bend, reading, judged, off_print))
     }
+}
+
+/// Where the cells are drawn, and whether that is off the print even so: by `quad` and `bend`,
+/// unless they lie beside the printed lines in `gray` and the crossings the lines were followed
+/// to (`lattice`) do not. The bend leaves those aside where the outline kept a corner given on
+/// a border not seen: on a page curling into a book's gutter, the corner found by the outline
+/// search and the corners' homography put a row a third of a cell off, while the lines
+/// followed lay within a tenth.
+fn placed(
+    gray: &Mat,
+    quad: Quad,
+    bend: Option<Bend>,
+    lattice: Option<&Lattice>,
+) -> Result<(Quad, Option<Bend>, bool)> {
+    if !drawn_off(gray, &quad, bend.as_ref())? {
+        return Ok((quad, bend, false));
+    }
+    if let Some(lattice) = lattice {
+        let along = lattice.corners();
+        let along_bend = Bend::fit(lattice, &along);
+        if !drawn_off(gray, &along, along_bend.as_ref())? {
+            tracing::debug!("drawn along the lines followed: by the outline, off the print");
+            return Ok((along, along_bend, false));
+        }
+    }
+    Ok((quad, bend, true))
+}
+
+/// Whether the cells, drawn at `quad` along `bend`, would lie clearly beside the printed lines
+/// in `gray` (ink dark).
+fn drawn_off(gray: &Mat, quad: &Quad, bend: Option<&Bend>) -> Result<bool> {
+    let lattice = match bend {
+        Some(bend) => Homography::from_quads(&Quad::UNIT, quad).map(|h| bend.lattice(&h)),
+        None => Lattice::flat(quad),
+    };
+    Ok(match lattice {
+        Some(lattice) => drawn_off_the_print(&GrayView::new(gray)?, &lattice),
+        None => false,
+    })
 }
 
 /// Margin laid around a picture before it is searched, as a share of its longer side.
@@ -237,7 +293,7 @@ fn with_margin(gray: &Mat) -> Result<(Mat, f64)> {
 /// Draws the result on `image`: the missing digits when solved, else a red outline where the
 /// puzzle was found.
 pub fn annotate(image: &mut Mat, puzzle: &Puzzle) -> Result<()> {
-    match puzzle.solution {
+    match puzzle.solution.filter(|_| !puzzle.off_print) {
         Some(solution) => {
             let filled = puzzle.clues.merged(&puzzle.entries);
             let mask = overlay::render_digits(&filled, &solution)?;
@@ -303,6 +359,9 @@ pub struct PuzzleReport {
     /// Cells beside a grid line that something lies over (a finger, glare), as cell indices
     /// 0-80: read less surely.
     pub hidden: Vec<usize>,
+    /// Whether the cells, as they would be drawn, lie on the printed lines: false on paper
+    /// curved more than they could be followed, and the annotated photo then shows no digits.
+    pub on_print: bool,
 }
 
 impl From<&Puzzle> for PuzzleReport {
@@ -324,6 +383,7 @@ impl From<&Puzzle> for PuzzleReport {
             corrected: puzzle.corrections.clone(),
             margin: puzzle.margin.map(|m| (m * 100.0).round() / 100.0),
             hidden: (0..81).filter(|&i| puzzle.reading.0[i].hidden).collect(),
+            on_print: !puzzle.off_print,
         }
     }
 }
@@ -406,6 +466,7 @@ mod tests {
             status: Status::Solved,
             corrections: Vec::new(),
             margin: None,
+            off_print: false,
         };
         assert_eq!(puzzle.wrong_entries(), vec![1]);
 
@@ -465,7 +526,7 @@ mod tests {
             corrections: Vec::new(),
             margin: None,
         };
-        let puzzle = Puzzle::new(Quad::UNIT, None, GridReading(cells), judged);
+        let puzzle = Puzzle::new(Quad::UNIT, None, GridReading(cells), judged, false);
         let entries: Vec<(usize, u8)> = (0..81)
             .filter(|&i| puzzle.entries.0[i] != 0)
             .map(|i| (i, puzzle.entries.0[i]))

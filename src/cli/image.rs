@@ -20,7 +20,8 @@ pub struct ImageArgs {
     #[arg(long)]
     pub json: bool,
     /// Write each photo with the solution drawn in to this folder (created if missing), as
-    /// <name>.jpg; a puzzle that cannot be solved is outlined in red.
+    /// <name>.jpg; a puzzle that cannot be solved, or whose cells would be drawn beside the
+    /// printed lines, is outlined in red.
     #[arg(long, short, value_name = "DIR")]
     pub output: Option<PathBuf>,
     /// Use this digit model instead of the built-in one.
@@ -116,6 +117,10 @@ fn human_line(report: &PhotoReport) -> String {
             file,
             puzzle: Some(p),
         } => match &p.solution {
+            Some(solution) if !p.on_print => format!(
+                "{file}: solved {solution} (clues {}), not drawn: the cells would lie beside the printed lines (is the paper curved? flatten it)",
+                p.clues
+            ),
             Some(solution) => format!("{file}: solved {solution} (clues {})", p.clues),
             None => {
                 let line = format!("{file}: {:?}, clues read {}", p.status, p.clues).to_lowercase();

@@ -67,6 +67,10 @@ pub struct Recognition {
     /// cross at the corners and bend clearly and smoothly (see [`Bend::fit`]); None on flat
     /// paper: the corners place the cells.
     pub bend: Option<Bend>,
+    /// Where the printed lines were followed to cross (the picture's pixels, named from the
+    /// puzzle's top-left), when they could be: the bend leaves them aside where their corners
+    /// are not the outline's (a border not seen, a corner given kept).
+    pub lattice: Option<Lattice>,
     /// On a frame smeared by the camera's motion, the grid read turned where that reads more
     /// plausibly than upright: offered, not taken, for a blurred page can read so (image1038
     /// sliding in, under a thumb). The live path takes it once such readings add up to a puzzle.
@@ -122,6 +126,7 @@ pub fn recognize(
         turned: false,
         on_lines,
         bend: lattice.and_then(|l| Bend::fit(&l, &quad)),
+        lattice,
         turned_instead: None,
     };
     if orientation == Orientation::Unknown
@@ -135,6 +140,7 @@ pub fn recognize(
             turned: true,
             on_lines,
             bend: lattice.and_then(|l| Bend::fit(&l.turned_like(&turned_quad), &turned_quad)),
+            lattice: lattice.map(|l| l.turned_like(&turned_quad)),
             turned_instead: None,
         };
         if smeared {

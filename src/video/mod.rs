@@ -8,6 +8,5 @@ pub mod capture;
 pub mod display;
 pub mod known;
 pub mod live;
-pub mod on_print;
 pub mod track;
 pub mod vision;

@@ -21,6 +21,7 @@ use crate::bend::Bend;
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance};
 use crate::grid::Grid;
+use crate::on_print::PrintCheck;
 use crate::raster::GrayView;
 use crate::recognize::detect::{self, Detection, Ink, Look};
 use crate::recognize::lines;
@@ -31,7 +32,6 @@ use crate::recognize::verdict::{
 use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
 pub use crate::video::known::Known;
 use crate::video::known::{contradicts, entries_seen_in, replaced, same_puzzle, still_shows};
-use crate::video::on_print::PrintCheck;
 use crate::video::track::{self, Alignment, Anchor, TrackFrame};
 
 /// A shown puzzle is read again every this many frames, to notice a replaced puzzle.
@@ -1525,6 +1525,7 @@ mod tests {
             turned,
             on_lines: true,
             bend: None,
+            lattice: None,
             turned_instead: None,
         }
     }
@@ -1566,6 +1567,7 @@ mod tests {
             turned: false,
             on_lines: true,
             bend: None,
+            lattice: None,
             turned_instead: None,
         };
         let pulled = Quad([[150.0, 92.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
@@ -1601,6 +1603,7 @@ mod tests {
             turned: false,
             on_lines: true,
             bend,
+            lattice: None,
             turned_instead: None,
         };
         track.take_lines(&page, &current, &right, &clear).unwrap();
@@ -1975,6 +1978,7 @@ mod tests {
                 turned,
                 on_lines: true,
                 bend: None,
+                lattice: None,
                 turned_instead: None,
             })
         };

@@ -1,12 +1,15 @@
 //! Whether the cells about to be drawn lie on the printed grid: the last check before a
-//! solution is drawn on a frame.
+//! solution is drawn, on a video frame (by the vision stage, every frame) or on a photo.
 //!
 //! Tracking holds the grid's homography to the print, and the bend of curved paper is measured
 //! on clear readings; but on strongly curved paper under a moving camera the outline's corners
 //! came from straight lines fitted along bowed borders, and digits were drawn half a cell off
 //! for hundreds of frames (curved-paper stress videos, session 27), with nothing in the track
 //! disagreeing. This looks at the frame itself: along each drawn line between two crossings,
-//! is the printed line where it is drawn, or clearly beside it?
+//! is the printed line where it is drawn, or clearly beside it? A still photo of a page curling
+//! into a book's gutter had its cells drawn up to half a cell off just the same (the lines could
+//! not all be followed, and the corners' homography cannot bend): it is checked once, by
+//! [`drawn_off_the_print`].
 
 use crate::bend::Lattice;
 use crate::geometry::{Point, distance};
@@ -181,7 +184,7 @@ impl PrintCheck {
 /// use sudoku_ar::bend::Lattice;
 /// use sudoku_ar::geometry::Quad;
 /// use sudoku_ar::raster::GrayView;
-/// use sudoku_ar::video::on_print::drawn_off_the_print;
+/// use sudoku_ar::on_print::drawn_off_the_print;
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// // Blank paper shows no lines, so nothing speaks against drawing there.
 /// let paper = opencv::core::Mat::new_rows_cols_with_default(
@@ -269,11 +272,10 @@ fn look_along(gray: &GrayView, (a, b): (Point, Point)) -> Segment {
     }
     let along: [Point; ALONG] =
         std::array::from_fn(|j| point(0.1 + 0.8 * j as f64 / (ALONG - 1) as f64, 0.0));
-    let mut darkness = [0.0; 2 * STEPS + 1];
-    for (i, value) in darkness.iter_mut().enumerate() {
-        let t = (i as f64 - STEPS as f64) / STEPS as f64 * LOOK * cell;
-        let (dx, dy) = (normal[0] * t, normal[1] * t);
-        // The (LIGHT_ALLOWED + 1)-th lightest sample: the darkness all but that many reach.
+    // The darkness at `t` cells across: the (LIGHT_ALLOWED + 1)-th lightest sample along, which
+    // all but that many reach.
+    let darkness_at = |t: f64| {
+        let (dx, dy) = (normal[0] * t * cell, normal[1] * t * cell);
         let mut lightest = [f64::INFINITY; LIGHT_ALLOWED + 1];
         for &[x, y] in &along {
             let mut dark = 255.0 - gray.sample(x + dx, y + dy);
@@ -283,8 +285,10 @@ fn look_along(gray: &GrayView, (a, b): (Point, Point)) -> Segment {
                 }
             }
         }
-        *value = lightest[LIGHT_ALLOWED];
-    }
+        lightest[LIGHT_ALLOWED]
+    };
+    let offset = |i: usize| (i as f64 - STEPS as f64) / STEPS as f64 * LOOK;
+    let darkness: [f64; 2 * STEPS + 1] = std::array::from_fn(|i| darkness_at(offset(i)));
     let lightest = darkness.iter().copied().fold(f64::INFINITY, f64::min);
     let strongest = darkness.iter().copied().fold(0.0, f64::max) - lightest;
     if strongest < MIN_CONTRAST {
@@ -299,10 +303,23 @@ fn look_along(gray: &GrayView, (a, b): (Point, Point)) -> Segment {
     let peak = (0..darkness.len())
         .max_by(|&i, &j| darkness[i].total_cmp(&darkness[j]))
         .unwrap_or(STEPS);
+    // A line where it is drawn, only paler than something darker beside it (an app's pale
+    // lines beside the phone's black bezel, a faded border beside a table): darker than the
+    // paper between them. It is there, so the drawing is not off: two right photos of a monitor
+    // were withheld so.
+    let drawn_line_shows = |peak: usize| {
+        let between = if peak < STEPS {
+            peak..=STEPS - near_steps
+        } else {
+            STEPS + near_steps..=peak
+        };
+        let paper = between.map(|i| darkness[i]).fold(f64::INFINITY, f64::min);
+        near + lightest - paper >= MIN_CONTRAST
+    };
     let peak_at = peak.abs_diff(STEPS) as f64 / STEPS as f64 * LOOK;
     if near >= ON_SHARE * strongest {
         Segment::On
-    } else if near < OFF_SHARE * strongest && peak_at >= OFF_BEYOND {
+    } else if near < OFF_SHARE * strongest && peak_at >= OFF_BEYOND && !drawn_line_shows(peak) {
         Segment::Off
     } else {
         Segment::Unclear
@@ -318,6 +335,36 @@ mod tests {
 
     fn lattice_at(x: f64, y: f64, side: f64) -> Lattice {
         Lattice::flat(&Quad::UNIT.scaled(side).translated(x, y)).expect("a square")
+    }
+
+    #[test]
+    fn a_pale_grid_beside_a_dark_bezel_drawn_on_its_lines_is_on_the_print() {
+        use opencv::core::{CV_8UC1, Point as CvPoint, Rect, Scalar};
+        use opencv::imgproc;
+        // An app's pale lines (gray 170 on 235), 40 px cells from (100, 60), and the phone's
+        // black bezel from 0.3 of a cell right of the grid's right border.
+        let mut page =
+            Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(235.0)).unwrap();
+        for k in 0..=9 {
+            let at = 100 + 40 * k;
+            let thickness = if k % 3 == 0 { 3 } else { 1 };
+            let pale = Scalar::all(170.0);
+            let line = |page: &mut Mat, from: CvPoint, to: CvPoint| {
+                imgproc::line(page, from, to, pale, thickness, imgproc::LINE_8, 0).unwrap();
+            };
+            line(&mut page, CvPoint::new(at, 60), CvPoint::new(at, 420));
+            line(
+                &mut page,
+                CvPoint::new(100, at - 40),
+                CvPoint::new(460, at - 40),
+            );
+        }
+        let bezel = Rect::new(472, 0, 168, 480);
+        imgproc::rectangle(&mut page, bezel, Scalar::all(10.0), -1, imgproc::LINE_8, 0).unwrap();
+        let view = GrayView::new(&page).unwrap();
+        assert!(!drawn_off_the_print(&view, &lattice_at(100.0, 60.0, 360.0)));
+        // Drawn a third of a cell off, it still is off.
+        assert!(drawn_off_the_print(&view, &lattice_at(87.0, 60.0, 360.0)));
     }
 
     #[test]
