@@ -6,6 +6,8 @@
 //! `cargo bench --bench curved` (about a minute per bow); `-- --seeds 1,2,3` picks the seeds,
 //! `-- --bows 0.05` the bows (share of the side the columns bow by; the rows sag as in the tests,
 //! or by 0.6 of it), `-- --frames` lists every frame drawn 0.3 of a cell or more off.
+//! `-- --gutter 0.15,0.25` films instead real Kubiesa pages curled into a book's gutter on each
+//! side by those depths (share of the side at the spine; `Gutter` in tests/common/curved.rs).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -27,10 +29,64 @@ const OFF: f64 = 0.3;
 /// sag their rows by 0.6 of it.
 const TESTED: [[f64; 2]; 3] = [[0.028, 0.018], [0.04, 0.024], [0.05, 0.03]];
 
+/// Real pages curled into a book's gutter on each side by `depth`.
+fn curled_pages(depth: f64) -> Vec<CurvedPage> {
+    let kubiesa = common::kubiesa_val();
+    let mut pages = Vec::new();
+    for name in ["01_28_iphone_14_1.jpg", "01_31_iphone_14_0.jpg"] {
+        let Some(sample) = kubiesa.iter().find(|s| s.path.ends_with(name)) else {
+            continue;
+        };
+        let (Some(corners), Ok(photo)) =
+            (sample.corners, sudoku_ar::photo::load_image(&sample.path))
+        else {
+            continue;
+        };
+        let clues = sudoku_ar::grid::Grid(sample.cells.map(|t| t.expected_digit()));
+        let Ok(solution) = sudoku_ar::solve::solve(&clues) else {
+            continue;
+        };
+        for turn in 0..4 {
+            pages.push(CurvedPage::curled(
+                name.to_string(),
+                &photo,
+                corners,
+                (clues.0, solution.0),
+                turn,
+                depth,
+            ));
+        }
+    }
+    pages
+}
+
 fn main() {
     let bows: Vec<f64> = list("--bows", "0.028,0.04,0.05");
     let seeds: Vec<u64> = list("--seeds", "1,2,3,4,5,6");
     let every_frame = std::env::args().any(|a| a == "--frames");
+    if let Some(depths) = common::bench_arg("--gutter") {
+        for depth in depths
+            .split(',')
+            .filter_map(|d| d.trim().parse::<f64>().ok())
+        {
+            let pages = curled_pages(depth);
+            for &seed in &seeds {
+                let frames = frames_drawn(&pages, seed);
+                for (i, page) in pages.iter().enumerate() {
+                    let mine: Vec<_> = frames.iter().filter(|f| f.page == i).collect();
+                    let off = mine.iter().filter(|f| f.worst >= OFF).count();
+                    let worst = mine.iter().map(|f| f.worst).fold(0.0, f64::max);
+                    println!(
+                        "{}, noise {seed}: {} frames drawn ({} along the bend), {off} with a cell >= {OFF} cell off, worst {worst:.3}",
+                        page.name,
+                        mine.len(),
+                        mine.iter().filter(|f| f.bent).count(),
+                    );
+                }
+            }
+        }
+        return;
+    }
     for bow in bows {
         let columns_and_rows = TESTED
             .into_iter()

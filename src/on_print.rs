@@ -43,6 +43,9 @@ const OFF_SHARE: f64 = 0.35;
 /// (or along column lines) show their line clearly, and more than twice as many of those show it
 /// beside the drawn one as on it.
 const MIN_DECIDED: usize = 4;
+/// A whole line is drawn off the print when at least this many of its 9 segments show their
+/// line clearly beside the drawn one (see `a_line_off`).
+const LINE_OFF: usize = 7;
 /// A line the camera's motion carried across itself by more than this share of a cell since the
 /// last frame is not judged again: it keeps what it showed when last seen sharp. Smeared over an
 /// eighth of a cell or more (a camera's exposure is about half the frame's interval), a thin
@@ -130,6 +133,8 @@ impl PrintCheck {
         self.turn = (self.turn + 1) % 3;
         self.looked_now = true;
         a_box_off(&self.along_rows, &self.along_columns)
+            || a_line_off(&self.along_rows)
+            || a_line_off(&self.along_columns)
     }
 
     /// Looks again at the segments whose place along their line (the cell from the line's
@@ -205,6 +210,18 @@ fn smeared((a, b): (Point, Point), moved: [f64; 2]) -> bool {
     let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
     // |moved x (b - a)| / |b - a| is the move across the segment, |b - a| its cell.
     (moved[0] * dy - moved[1] * dx).abs() > SMEARED_ACROSS * (dx * dx + dy * dy)
+}
+
+/// Whether some line of `lines` (segments as seen, `[line][cell]`) lies beside its printed one
+/// along most of its length: on [`LINE_OFF`] of its 9 segments or more, and on it along none
+/// (a page filled in by hand, big digits beside pale lines, showed 5 off and 1 on now and then). A page curling into a book's gutter, drawn by its corners, had the two cell lines next
+/// to the gutter drawn 0.35 of a cell beside the print, all along, the digits between them 0.4
+/// of a cell off; every box around them still showed more of its lines on than off.
+fn a_line_off(lines: &[[Seen; 9]; 10]) -> bool {
+    lines.iter().any(|line| {
+        let count = |kind| line.iter().filter(|s| s.segment == kind).count();
+        count(Segment::Off) >= LINE_OFF && count(Segment::On) == 0
+    })
 }
 
 /// Whether the segments as seen (`[line][cell]` along row lines and along column lines) put
@@ -335,6 +352,22 @@ mod tests {
 
     fn lattice_at(x: f64, y: f64, side: f64) -> Lattice {
         Lattice::flat(&Quad::UNIT.scaled(side).translated(x, y)).expect("a square")
+    }
+
+    #[test]
+    fn two_cell_lines_drawn_beside_the_print_all_along_are_off_it() {
+        // 40 px cells from (100, 60); row lines 7 and 8 drawn 14 px (0.35 cell) low, as a page
+        // curling into a gutter below is drawn by its corners. Every box still shows as many
+        // lines on as off.
+        let page: Mat = drawn_grid(640, 480, 100, 60, 360);
+        let view = GrayView::new(&page).unwrap();
+        let mut lattice = lattice_at(100.0, 60.0, 360.0);
+        for row in [7, 8] {
+            for point in lattice.0[row].iter_mut() {
+                point[1] += 14.0;
+            }
+        }
+        assert!(drawn_off_the_print(&view, &lattice));
     }
 
     #[test]

@@ -234,7 +234,7 @@ fn puzzles_held_far_from_the_camera_are_found() {
 /// lines followed, within 0.14, because drawn by the outline they lie off the print.
 #[test]
 fn a_page_curling_into_a_books_gutter_is_drawn_in_its_cells_or_not_at_all() {
-    use common::curved::Gutter;
+    use common::curved::{Gutter, cell_middle_of};
     use sudoku_ar::bend::Lattice;
     use sudoku_ar::geometry::{Homography, Quad};
     let kubiesa = require_data(kubiesa_val(), "kubiesa photos-val", 80);
@@ -274,10 +274,7 @@ fn a_page_curling_into_a_books_gutter_is_drawn_in_its_cells_or_not_at_all() {
             };
             let worst = (0..81)
                 .map(|cell| {
-                    let (r, c) = (cell / 9, cell % 9);
-                    let l = &lattice.0;
-                    let at = [l[r][c], l[r][c + 1], l[r + 1][c], l[r + 1][c + 1]];
-                    let middle = [0, 1].map(|k| at.iter().map(|p| p[k]).sum::<f64>() / 4.0);
+                    let middle = cell_middle_of(&lattice, cell);
                     let truth = gutter.cell_middle(cell);
                     (middle[0] - truth[0]).hypot(middle[1] - truth[1])
                 })

@@ -23,6 +23,8 @@ pub struct CurvedPage {
     /// How far (share of the side) the columns bow at mid-height and the rows sag at their
     /// middle.
     pub bow: [f64; 2],
+    /// A real photo curled into a book's gutter instead (then `bow` is nothing).
+    pub gutter: Option<Gutter>,
 }
 
 impl CurvedPage {
@@ -74,6 +76,7 @@ impl CurvedPage {
             solution,
             image_from_grid: Homography::from_quads(&Quad::UNIT, &corners).unwrap(),
             bow,
+            gutter: None,
         };
         let (w, h) = (flat.cols(), flat.rows());
         let mut map_x =
@@ -113,9 +116,41 @@ impl CurvedPage {
         ]
     }
 
+    /// A real photo (`photo`, its grid's printed `corners`, clues and solution) curled into a
+    /// book's gutter on side `turn` by `depth` (see [`Gutter`]).
+    pub fn curled(
+        name: String,
+        photo: &opencv::core::Mat,
+        corners: sudoku_ar::geometry::Quad,
+        puzzle: ([u8; 81], [u8; 81]),
+        turn: usize,
+        depth: f64,
+    ) -> CurvedPage {
+        use sudoku_ar::geometry::Quad;
+        let gutter = Gutter::new(&corners, turn, depth);
+        let seen = Quad(
+            Quad::UNIT
+                .0
+                .map(|p| gutter.image_from_grid.apply(gutter.curled(p))),
+        );
+        CurvedPage {
+            name: format!("{name} curled {depth} on side {turn}"),
+            image: gutter.apply(photo),
+            corners: seen,
+            givens: puzzle.0,
+            solution: puzzle.1,
+            image_from_grid: gutter.image_from_grid,
+            bow: [0.0; 2],
+            gutter: Some(gutter),
+        }
+    }
+
     /// Where the middle of `cell` is on the bent picture: the point q with q = p + bend(q), p its
     /// middle on the flat page, found in a few steps from p.
     pub fn cell_middle(&self, cell: usize) -> [f64; 2] {
+        if let Some(gutter) = &self.gutter {
+            return gutter.cell_middle(cell);
+        }
         let p = self.image_from_grid.apply([
             ((cell % 9) as f64 + 0.5) / 9.0,
             ((cell / 9) as f64 + 0.5) / 9.0,
@@ -187,11 +222,7 @@ pub fn frames_drawn(pages: &[CurvedPage], noise: u64) -> Vec<FrameDrawn> {
             let worst = (0..81)
                 .map(|cell| {
                     let drawn = match &lattice {
-                        Some(l) => {
-                            let (r, c) = (cell / 9, cell % 9);
-                            let at = [l.0[r][c], l.0[r][c + 1], l.0[r + 1][c], l.0[r + 1][c + 1]];
-                            [0, 1].map(|k| at.iter().map(|p| p[k]).sum::<f64>() / 4.0)
-                        }
+                        Some(l) => cell_middle_of(l, cell),
                         None => image_from_grid.apply([
                             ((cell % 9) as f64 + 0.5) / 9.0,
                             ((cell / 9) as f64 + 0.5) / 9.0,
@@ -210,6 +241,14 @@ pub fn frames_drawn(pages: &[CurvedPage], noise: u64) -> Vec<FrameDrawn> {
         }
     }
     drawn
+}
+
+/// The middle of `cell` drawn along `lattice`: the mean of its four crossings.
+pub fn cell_middle_of(lattice: &sudoku_ar::bend::Lattice, cell: usize) -> [f64; 2] {
+    let (r, c) = (cell / 9, cell % 9);
+    let l = &lattice.0;
+    let at = [l[r][c], l[r][c + 1], l[r + 1][c], l[r + 1][c + 1]];
+    [0, 1].map(|k| at.iter().map(|p| p[k]).sum::<f64>() / 4.0)
 }
 
 /// A photo's page curling down into a book's gutter just beyond one border of the grid (`turn`
