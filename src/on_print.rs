@@ -113,8 +113,8 @@ impl PrintCheck {
         self.looked_before = std::mem::take(&mut self.looked_now);
     }
 
-    /// Whether some 3x3 box of the grid drawn at `lattice` lies clearly beside the printed
-    /// lines in `gray` (see [`drawn_off_the_print`]). Every segment is looked at unless the
+    /// Whether some 3x3 box, or some whole line, of the grid drawn at `lattice` lies clearly
+    /// beside the printed lines in `gray` (see [`drawn_off_the_print`]). Every segment is looked at unless the
     /// check looked at the frame before (a grid drawn again after a pause may have moved on the
     /// paper meanwhile), else a third of them; and all the others too when one of that third
     /// now shows its line beside the drawn one and did not before: a slip is judged on the
@@ -180,9 +180,9 @@ impl PrintCheck {
     }
 }
 
-/// Whether some 3x3 box of the grid drawn at `lattice` lies clearly beside the printed lines
-/// in `gray`: then the digits would be drawn in the wrong cells, or across the lines, and are
-/// better not drawn. A box hidden by a hand, blurred or out of view shows no lines and counts
+/// Whether some 3x3 box, or some whole line, of the grid drawn at `lattice` lies clearly beside
+/// the printed lines in `gray`: then the digits would be drawn in the wrong cells, or across the
+/// lines, and are better not drawn. A box hidden by a hand, blurred or out of view shows no lines and counts
 /// for nothing.
 ///
 /// ```

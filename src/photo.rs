@@ -290,8 +290,8 @@ fn with_margin(gray: &Mat) -> Result<(Mat, f64)> {
     Ok((out, margin as f64))
 }
 
-/// Draws the result on `image`: the missing digits when solved, else a red outline where the
-/// puzzle was found.
+/// Draws the result on `image`: the missing digits when solved and the cells lie on the print,
+/// else a red outline where the puzzle was found.
 pub fn annotate(image: &mut Mat, puzzle: &Puzzle) -> Result<()> {
     match puzzle.solution.filter(|_| !puzzle.off_print) {
         Some(solution) => {

@@ -487,8 +487,6 @@ impl Track {
         1
     }
 
-    /// Reads the grid as a puzzle not yet known, from `reading` on, saying `provisional` (the
-    /// verdict it had, if any) until a new one.
     /// Adds `turned`, a reading of the grid turned (outlined at `quad` by the track), to the
     /// recent ones turned the same way, and returns them when they add up to a solved puzzle
     /// or, if `sure_alone`, when it is sure; else keeps them for the next.
@@ -518,6 +516,8 @@ impl Track {
         None
     }
 
+    /// Reads the grid as a puzzle not yet known, from `reading` on, saying `provisional` (the
+    /// verdict it had, if any) until a new one.
     fn read_again(&mut self, reading: &GridReading, provisional: Option<LiveState>) {
         self.provisional = provisional;
         let mut evidence = Evidence::new();
