@@ -114,11 +114,11 @@ impl PrintCheck {
     }
 
     /// Whether some 3x3 box, or some whole line, of the grid drawn at `lattice` lies clearly
-    /// beside the printed lines in `gray` (see [`drawn_off_the_print`]). Every segment is looked at unless the
-    /// check looked at the frame before (a grid drawn again after a pause may have moved on the
-    /// paper meanwhile), else a third of them; and all the others too when one of that third
-    /// now shows its line beside the drawn one and did not before: a slip is judged on the
-    /// frame it shows on.
+    /// beside the printed lines in `gray` (see [`drawn_off_the_print`]). Every segment is looked
+    /// at unless the check looked at the frame before (a grid drawn again after a pause may have
+    /// moved on the paper meanwhile), else a third of them; and all the others too when one of
+    /// that third now shows its line beside the drawn one and did not before: a slip is judged
+    /// on the frame it shows on.
     ///
     /// `moved` is how far the grid moved since the last frame, in `gray`'s pixels: a line moved
     /// across itself by more than a quarter of a cell (`SMEARED_ACROSS`) is smeared, and keeps
@@ -379,18 +379,14 @@ mod tests {
         let mut page =
             Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(235.0)).unwrap();
         for k in 0..=9 {
-            let at = 100 + 40 * k;
+            let (x, y) = (100 + 40 * k, 60 + 40 * k);
             let thickness = if k % 3 == 0 { 3 } else { 1 };
             let pale = Scalar::all(170.0);
             let line = |page: &mut Mat, from: CvPoint, to: CvPoint| {
                 imgproc::line(page, from, to, pale, thickness, imgproc::LINE_8, 0).unwrap();
             };
-            line(&mut page, CvPoint::new(at, 60), CvPoint::new(at, 420));
-            line(
-                &mut page,
-                CvPoint::new(100, at - 40),
-                CvPoint::new(460, at - 40),
-            );
+            line(&mut page, CvPoint::new(x, 60), CvPoint::new(x, 420));
+            line(&mut page, CvPoint::new(100, y), CvPoint::new(460, y));
         }
         let bezel = Rect::new(472, 0, 168, 480);
         imgproc::rectangle(&mut page, bezel, Scalar::all(10.0), -1, imgproc::LINE_8, 0).unwrap();
