@@ -454,6 +454,17 @@ fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridCheck> {
         lines.extend((1..9).map(|k| line_coverage(k * cell, horizontal)));
         middles.extend((0..9).map(|k| coverage(k * cell + cell / 2, 0, n, horizontal, &firm)));
     }
+    // Rows and columns of cells crossed along their length by a line of their own, away from
+    // the lines around them: a crossword (15 squares a side) has lines there in 12 of the 18,
+    // and was taken for the Sudoku printed beside it.
+    let crossed = [true, false]
+        .into_iter()
+        .flat_map(|horizontal| (0..9).map(move |k| (horizontal, k)))
+        .filter(|&(horizontal, k)| {
+            (k * cell + cell * 3 / 10..=k * cell + cell * 7 / 10)
+                .any(|c| coverage(c, 0, n, horizontal, &firm) >= CROSSED_ALONG)
+        })
+        .count();
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     // Every box line must be there. A 3x3 table with no cell lines is no Sudoku, nor is part
     // of a grid cut off six rows down, whose rows miss the ninths one way.
@@ -479,6 +490,7 @@ fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridCheck> {
         middles = mean(&middles),
         weakest_box,
         faint_cell_lines,
+        crossed,
         across,
         down,
         "grid score"
@@ -492,7 +504,7 @@ fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridCheck> {
         Look::OneOfMany => faint_cell_lines == 0 || smeared_one_way(&lines, sharpness, weakest_box),
         Look::Only => faint_cell_lines <= 2 || (across.min(down) >= 0.12 && mean(&middles) <= 0.07),
     };
-    if weakest_box < 0.3 || !cell_lines_hold {
+    if weakest_box < 0.3 || !cell_lines_hold || crossed >= CROSSED_MOST {
         return Ok(GridCheck::NONE);
     }
     Ok(GridCheck {
@@ -500,6 +512,17 @@ fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridCheck> {
         smeared: sharpness.smeared(),
     })
 }
+
+/// A row or column of cells is crossed by a line of its own when a dark run covers this share
+/// of the grid's side somewhere between 0.3 and 0.7 of the way across its cells.
+const CROSSED_ALONG: f64 = 0.8;
+
+/// A candidate with this many of its 18 rows and columns of cells crossed is some other grid: a
+/// crossword's outline gave 7 to 17 (fewer where a black square in its corner cut the outline
+/// short and tilted the lattice). Over the real photos of both datasets the grids found have at
+/// most 3 (image87, the most strongly curved page), and an outline a cell wider, compared with
+/// the grid found (see [`crate::recognize`]), 5.
+const CROSSED_MOST: usize = 6;
 
 /// Whether line `i` of [`check_grid`]'s 16 (8 across, then 8 down) is a box line.
 fn is_box_line(i: usize) -> bool {
@@ -1114,6 +1137,57 @@ pub(crate) mod tests {
             .unwrap();
         }
         assert!(find_grid(&page, Look::Only).unwrap().is_none());
+    }
+
+    /// Draws a crossword of `squares` a side, `side` pixels across at (`x`, `y`), onto `page`:
+    /// thin lines and a scatter of black squares (a fixed, symmetric pattern).
+    fn draw_crossword(page: &mut Mat, x: i32, y: i32, side: i32, squares: i32) {
+        let black = Scalar::all(20.0);
+        for k in 0..=squares {
+            let at = k * side / squares;
+            for (from, to) in [
+                ((x + at, y), (x + at, y + side)),
+                ((x, y + at), (x + side, y + at)),
+            ] {
+                let (from, to) = (Point::new(from.0, from.1), Point::new(to.0, to.1));
+                imgproc::line(page, from, to, black, 2, imgproc::LINE_8, 0).unwrap();
+            }
+        }
+        for r in 0..squares {
+            for c in 0..squares {
+                if (r * 7 + c * 3) % 11 == 0 || (r * 5 + c * 2) % 13 == 4 {
+                    let (x0, y0) = (x + c * side / squares, y + r * side / squares);
+                    let (x1, y1) = (x + (c + 1) * side / squares, y + (r + 1) * side / squares);
+                    let rect = Rect::new(x0, y0, x1 - x0, y1 - y0);
+                    imgproc::rectangle(page, rect, black, -1, imgproc::LINE_8, 0).unwrap();
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_crossword_is_no_sudoku_and_the_sudoku_beside_it_is_found() {
+        for squares in [13, 15, 17, 21] {
+            let mut page =
+                Mat::new_rows_cols_with_default(600, 800, CV_8UC1, Scalar::all(235.0)).unwrap();
+            draw_crossword(&mut page, 100, 40, 520, squares);
+            let found = find_grid(&page, Look::Only).unwrap();
+            assert!(
+                found.is_none(),
+                "a crossword of {squares} squares a side taken for a Sudoku: {:?}",
+                found.map(|d| d.quad)
+            );
+        }
+        // Newspapers print them side by side; the crossword, larger, was searched first.
+        let mut page = drawn_grid(1000, 600, 560, 90, 400);
+        draw_crossword(&mut page, 30, 60, 480, 15);
+        let found = find_grid(&page, Look::Only).unwrap().expect("the Sudoku");
+        let truth = Quad([[560.0, 90.0], [960.0, 90.0], [960.0, 490.0], [560.0, 490.0]]);
+        assert!(
+            found.quad.max_corner_distance(&truth) < 4.0,
+            "{:?}",
+            found.quad
+        );
     }
 
     #[test]

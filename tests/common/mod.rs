@@ -219,6 +219,35 @@ pub fn far_away(sample: &Sample, side: f64) -> (opencv::core::Mat, Quad) {
     (frame, moved)
 }
 
+/// Draws a crossword of `squares` a side, `side` pixels across at (`x`, `y`), onto `frame` (a
+/// BGR picture): a white page, thin lines and a fixed scatter of black squares, some in its
+/// corners as newspapers print them.
+pub fn draw_crossword(frame: &mut opencv::core::Mat, [x, y]: [i32; 2], side: i32, squares: i32) {
+    use opencv::core::{Point, Rect, Scalar};
+    use opencv::imgproc;
+    let page = Rect::new(x - 30, y - 30, side + 60, side + 60);
+    imgproc::rectangle(frame, page, Scalar::all(232.0), -1, imgproc::LINE_8, 0).expect("page");
+    let black = Scalar::all(25.0);
+    let at = |k: i32| k * side / squares;
+    for r in 0..squares {
+        for c in 0..squares {
+            if (r * 7 + c * 3) % 11 == 0 || (r * 5 + c * 2) % 13 == 4 {
+                let rect = Rect::new(x + at(c), y + at(r), at(c + 1) - at(c), at(r + 1) - at(r));
+                imgproc::rectangle(frame, rect, black, -1, imgproc::LINE_8, 0).expect("square");
+            }
+        }
+    }
+    for k in 0..=squares {
+        let (down, across) = (
+            (Point::new(x + at(k), y), Point::new(x + at(k), y + side)),
+            (Point::new(x, y + at(k)), Point::new(x + side, y + at(k))),
+        );
+        for (from, to) in [down, across] {
+            imgproc::line(frame, from, to, black, 2, imgproc::LINE_AA, 0).expect("line");
+        }
+    }
+}
+
 /// Counts over a set of photos.
 #[derive(Default)]
 pub struct Score {
