@@ -72,6 +72,24 @@ impl Quad {
         [sum[0] / 4.0, sum[1] / 4.0]
     }
 
+    /// Whether `p` lies inside this convex quadrilateral (on the same side of every side).
+    ///
+    /// ```
+    /// use sudoku_ar::geometry::Quad;
+    /// let square = Quad([[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]);
+    /// assert!(square.contains([5.0, 5.0]));
+    /// assert!(!square.contains([11.0, 5.0]));
+    /// ```
+    pub fn contains(&self, p: Point) -> bool {
+        let signs: Vec<f64> = (0..4)
+            .map(|i| {
+                let (a, b) = (self.0[i], self.0[(i + 1) % 4]);
+                (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])
+            })
+            .collect();
+        signs.iter().all(|&s| s > 0.0) || signs.iter().all(|&s| s < 0.0)
+    }
+
     /// Whether every corner is convex and turns the same way (no bow-ties).
     pub fn is_convex(&self) -> bool {
         let signs: Vec<f64> = (0..4)

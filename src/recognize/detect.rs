@@ -142,29 +142,67 @@ fn find_dark_grid(gray: &Mat, look: Look, work_side: f64) -> Result<Option<Detec
         gray
     };
     let work_view = GrayView::new(work)?;
-    let ink = ink_mask(work)?;
+    let (dark, ink) = masks(work)?;
     // Faint, blurred grids can have gaps in their outer border; closing them is the fallback
     // because it also joins the grid to print nearby.
-    let mut closed_ink = None;
-    for closed in [false, true] {
-        let mask = if closed {
-            &*closed_ink.insert(dilated(&ink)?)
-        } else {
-            &ink
+    let mut found = first_grid(work, &ink, Pass::Ink, look)?;
+    if found.is_none() {
+        found = first_grid(work, &dilated(&ink)?, Pass::Closed, look)?;
+    }
+    // In a photo, broad dark print too: a title bar printed flush against the grid (white
+    // letters on black) is outlined with it and left out again (see [`trimmed`]). Its letters
+    // can join the grid's ink outline, which then frames no grid, frames one with a corner
+    // pulled into the bar (a red bar under the grid: 1.4 cells off, still 0.35 once the lines
+    // were followed), or leaves only a box of the grid to be found (an app's pale cell lines,
+    // photographed): the grid the bar is left out of is taken instead when it shows more
+    // clearly, or holds the one found.
+    if look == Look::Only
+        && let Some(inside) = first_grid(work, &dark, Pass::WithBars, look)?
+        && found
+            .as_ref()
+            .is_none_or(|f| bar_left_out_instead(f, &inside))
+    {
+        found = Some(inside);
+    }
+    let Some((quad, check)) = found else {
+        return Ok(None);
+    };
+    let quad = uncut(&work_view, &quad).scaled(scale);
+    let refined = refine_corners(&GrayView::new(gray)?, &quad, scale);
+    Ok(Some(Detection {
+        quad: refined,
+        score: check.score,
+        ink: Ink::Dark,
+        smeared: check.smeared,
+    }))
+}
+
+/// Whether `inside`, a grid outlined with a bar and the bar left out, is the grid rather than
+/// `found`: the same grid (not another puzzle's under its own bar) framed more clearly, or one
+/// holding `found` (a box of it).
+fn bar_left_out_instead(found: &(Quad, GridCheck), inside: &(Quad, GridCheck)) -> bool {
+    let ((quad, check), (bigger, bigger_check)) = (found, inside);
+    let same = distance(quad.centroid(), bigger.centroid()) < 0.25 * quad.mean_side();
+    let holds = bigger.contains(quad.centroid()) && bigger.area() > 2.0 * quad.area();
+    (same && bigger_check.score > check.score) || holds
+}
+
+/// The first (largest) outline in `mask` that frames a grid, and how clearly.
+fn first_grid(work: &Mat, mask: &Mat, pass: Pass, look: Look) -> Result<Option<(Quad, GridCheck)>> {
+    let work_view = GrayView::new(work)?;
+    for outline in outlines(mask)? {
+        // Outlined with the bars, a shape is only what lies inside it once a bar is left out:
+        // anything else framing a grid was outlined before.
+        let (quad, check) = match pass {
+            Pass::WithBars => match trimmed(work, &outline, look)? {
+                Some(inside) => inside,
+                None => continue,
+            },
+            _ => checked(work, &work_view, &outline, look)?,
         };
-        for outline in outlines(mask)? {
-            let (quad, check) = checked(work, &work_view, &outline, look)?;
-            tracing::trace!(?quad, score = check.score, closed, "grid candidate");
-            if check.score >= MIN_GRID_SCORE {
-                let quad = uncut(&work_view, &quad).scaled(scale);
-                let refined = refine_corners(&GrayView::new(gray)?, &quad, scale);
-                return Ok(Some(Detection {
-                    quad: refined,
-                    score: check.score,
-                    ink: Ink::Dark,
-                    smeared: check.smeared,
-                }));
-            }
+        tracing::trace!(?quad, score = check.score, ?pass, "grid candidate");
+        if check.score >= MIN_GRID_SCORE {
+            return Ok(Some((quad, check)));
         }
     }
     Ok(None)
@@ -185,6 +223,163 @@ fn checked(work: &Mat, view: &GrayView, outline: &Quad, look: Look) -> Result<(Q
         (*outline, outline_check)
     })
 }
+
+/// The masks [`find_dark_grid`] outlines shapes in, in turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// Thin dark strokes.
+    Ink,
+    /// The same, gaps closed.
+    Closed,
+    /// Everything locally dark, broad too.
+    WithBars,
+}
+
+/// How clearly a grid found by [`trimmed`] must show: more than any outline found otherwise,
+/// as an outline of everything dark also takes in pages, and a page around a crossword, one
+/// side moved in, framed a grid at 0.46 (bars left out of clean grids: 0.9-0.97).
+const MIN_TRIMMED_SCORE: f64 = 0.6;
+
+/// Where a line runs across [`trimmed`]'s rectified outline: dark along this share of its width.
+const ACROSS_THE_OUTLINE: f64 = 0.9;
+
+/// The grid inside `outline` when a bar printed flush against one of its sides was outlined
+/// with it: a newspaper's or an app's title bar (white letters on a dark bar) on top of the
+/// puzzle. Each side is moved in, up to 0.4 of the way across, past its own edge to the first
+/// rows dark across the whole outline (the bar and the grid's border, run together), and onto
+/// the innermost of them that frames a grid, when what it leaves out is a bar ([`is_bar`]) and
+/// not more of the grid ([`grid_goes_on`]); of the sides so moved, the clearest grid.
+fn trimmed(work: &Mat, outline: &Quad, look: Look) -> Result<Option<(Quad, GridCheck)>> {
+    let side = 9 * CHECK_CELL;
+    let Some(image_from_grid) = Homography::from_quads(&Quad::UNIT, outline) else {
+        return Ok(None);
+    };
+    let Some(grid_from_image) = image_from_grid.inverse() else {
+        return Ok(None);
+    };
+    let check_from_image = Homography::scaling(side as f64).after(&grid_from_image);
+    let rectified = warp(work, &check_from_image, Size::new(side, side), true)?;
+    let firm = dark_mask(&rectified, 5.0)?;
+    let firm = GrayView::new(&firm)?;
+    let gray = GrayView::new(&rectified)?;
+    let n = side as usize;
+    let paper = paper_level(&gray);
+    let across = |i: usize, horizontal: bool| {
+        let dark: Vec<bool> = (0..n)
+            .map(|t| if horizontal { firm.get(t, i) } else { firm.get(i, t) } > 0)
+            .collect();
+        long_run_share(&dark, CHECK_CELL as usize / 2, MAX_GAP) >= ACROSS_THE_OUTLINE
+    };
+    let mut best: Option<(Quad, GridCheck)> = None;
+    for (horizontal, from_start) in [(true, true), (true, false), (false, true), (false, false)] {
+        let at = |d: usize| if from_start { d } else { n - 1 - d };
+        // Past the outline's own edge (the border it lies on) to the first line across.
+        let Some(first) = (n / 20..n * 2 / 5).find(|&d| across(at(d), horizontal)) else {
+            continue;
+        };
+        let last = (first..n * 2 / 5)
+            .take_while(|&d| across(at(d), horizontal))
+            .last()
+            .unwrap_or(first);
+        // The bar's dark rows run into the border's: the grid's side is the innermost of them.
+        for d in (first..=last).rev() {
+            let t = (at(d) as f64 + 0.5) / n as f64;
+            let corners = match (horizontal, from_start) {
+                (true, true) => [[0.0, t], [1.0, t], [1.0, 1.0], [0.0, 1.0]],
+                (true, false) => [[0.0, 0.0], [1.0, 0.0], [1.0, t], [0.0, t]],
+                (false, true) => [[t, 0.0], [1.0, 0.0], [1.0, 1.0], [t, 1.0]],
+                (false, false) => [[0.0, 0.0], [t, 0.0], [t, 1.0], [0.0, 1.0]],
+            };
+            // What is left out must not be more of the grid: its lines going on past the side
+            // moved in (moved onto a cell line, a bar a row high passed for the first row).
+            let left_out = if from_start {
+                n / 30..at(d)
+            } else {
+                at(d) + 1..n - n / 30
+            };
+            if !is_bar(&gray, left_out.clone(), horizontal, paper)
+                || grid_goes_on(&firm, left_out, horizontal)
+            {
+                continue;
+            }
+            let quad = Quad(corners.map(|p| image_from_grid.apply(p)));
+            let check = check_grid(work, &quad, look)?;
+            if check.score >= MIN_TRIMMED_SCORE {
+                if best.is_none_or(|(_, b)| check.score > b.score) {
+                    best = Some((quad, check));
+                }
+                break;
+            }
+        }
+    }
+    Ok(best)
+}
+
+/// Whether the lines of a grid cross the strip `strip` (rows when `horizontal`, else columns)
+/// of `dark` (a square mask of a grid's outline): darker where the nine cells' lines cross it
+/// than across their middles.
+fn grid_goes_on(dark: &GrayView, strip: std::ops::Range<usize>, horizontal: bool) -> bool {
+    let n = dark.width;
+    if strip.is_empty() {
+        return false;
+    }
+    let share = |at: f64| {
+        let at = (at.round() as usize).min(n - 1);
+        let near = at.saturating_sub(1)..(at + 2).min(n);
+        let hits = strip
+            .clone()
+            .filter(|&i| {
+                near.clone()
+                    .any(|a| if horizontal { dark.get(a, i) } else { dark.get(i, a) } > 0)
+            })
+            .count();
+        hits as f64 / strip.len() as f64
+    };
+    let cell = n as f64 / 9.0;
+    let lines = (0..=9).map(|k| share(k as f64 * cell)).sum::<f64>() / 10.0;
+    let middles = (0..9).map(|k| share((k as f64 + 0.5) * cell)).sum::<f64>() / 9.0;
+    lines - middles > GRID_GOES_ON
+}
+
+/// The paper's gray level in `gray`: its 90th percentile.
+fn paper_level(gray: &GrayView) -> f64 {
+    let mut counts = [0usize; 256];
+    for y in 0..gray.height {
+        for x in 0..gray.width {
+            counts[gray.get(x, y) as usize] += 1;
+        }
+    }
+    let mut above = gray.width * gray.height / 10;
+    for level in (0..256).rev() {
+        if counts[level] >= above {
+            return level as f64;
+        }
+        above -= counts[level];
+    }
+    0.0
+}
+
+/// Whether the strip `strip` (rows when `horizontal`, else columns) of `gray` is a bar printed
+/// dark: most of it below half the `paper`'s level (the letters on it are not).
+fn is_bar(gray: &GrayView, strip: std::ops::Range<usize>, horizontal: bool, paper: f64) -> bool {
+    if strip.is_empty() {
+        return false;
+    }
+    let n = gray.width;
+    let dark = strip
+        .clone()
+        .flat_map(|i| (0..n).map(move |t| if horizontal { (t, i) } else { (i, t) }))
+        .filter(|&(x, y)| (gray.get(x, y) as f64) < paper * 0.5)
+        .count();
+    dark as f64 / (strip.len() * n) as f64 >= BAR_DARK
+}
+
+/// The share of a strip printed dark for [`is_bar`].
+const BAR_DARK: f64 = 0.6;
+
+/// How much more of a strip [`grid_goes_on`] must find dark at the lines than at the cells'
+/// middles.
+const GRID_GOES_ON: f64 = 0.4;
 
 fn dilated(mask: &Mat) -> Result<Mat> {
     let kernel =
@@ -209,6 +404,12 @@ pub fn outline_candidates(gray: &Mat) -> Result<Vec<Quad>> {
 
 /// Printed strokes in `gray` as a binary mask: locally dark and thin.
 fn ink_mask(gray: &Mat) -> Result<Mat> {
+    Ok(masks(gray)?.1)
+}
+
+/// What is darker than its surroundings in `gray`, broad or thin, and (see [`ink_mask`]) only
+/// the thin strokes of it.
+fn masks(gray: &Mat) -> Result<(Mat, Mat)> {
     let (width, height) = (gray.cols(), gray.rows());
     let mut blurred = Mat::default();
     imgproc::gaussian_blur(
@@ -260,7 +461,7 @@ fn ink_mask(gray: &Mat) -> Result<Mat> {
     )?;
     let mut ink = Mat::default();
     opencv::core::bitwise_and(&binary, &stroke_mask, &mut ink, &opencv::core::no_array())?;
-    Ok(ink)
+    Ok((binary, ink))
 }
 
 /// The four-cornered outlines in a binary mask, largest first.
@@ -1188,6 +1389,38 @@ pub(crate) mod tests {
             "{:?}",
             found.quad
         );
+    }
+
+    #[test]
+    fn a_grid_under_a_title_bar_printed_flush_against_it_is_found() {
+        // A newspaper's heading: white letters on a black bar as wide as the grid, touching
+        // its top border. The bar's letters joined the grid's outline, which then framed no grid.
+        let (x, y, side) = (150, 170, 420);
+        let mut page = drawn_grid(720, 640, x, y, side);
+        let bar = Rect::new(x - 2, y - 54, side + 4, 56);
+        imgproc::rectangle(&mut page, bar, Scalar::all(20.0), -1, imgproc::LINE_8, 0).unwrap();
+        imgproc::put_text(
+            &mut page,
+            "SUDOKU  No. 4,512  ***",
+            Point::new(x + 30, y - 12),
+            imgproc::FONT_HERSHEY_DUPLEX,
+            1.25,
+            Scalar::all(240.0),
+            2,
+            imgproc::LINE_AA,
+            false,
+        )
+        .unwrap();
+        let mut blurred = Mat::default();
+        imgproc::gaussian_blur(&page, &mut blurred, Size::new(0, 0), 1.2, 0.0, 4).unwrap();
+        let page = blurred;
+        let found = find_grid(&page, Look::Only).unwrap().expect("the grid");
+        let (x0, y0, x1, y1) = (x as f64, y as f64, (x + side) as f64, (y + side) as f64);
+        let truth = Quad([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]);
+        // The top border runs into the bar: no line there lies darker than both its sides to
+        // refine the corners onto (the photo pipeline then follows the printed lines).
+        let off = found.quad.max_corner_distance(&truth) / side as f64;
+        assert!(off < 0.015, "{:?}", found.quad);
     }
 
     #[test]
