@@ -181,10 +181,10 @@ fn find_dark_grid(gray: &Mat, look: Look, work_side: f64) -> Result<Option<Detec
 /// `found`: the same grid (not another puzzle's under its own bar) framed more clearly, or one
 /// holding `found` (a box of it).
 fn bar_left_out_instead(found: &(Quad, GridCheck), inside: &(Quad, GridCheck)) -> bool {
-    let ((quad, check), (bigger, bigger_check)) = (found, inside);
-    let same = distance(quad.centroid(), bigger.centroid()) < 0.25 * quad.mean_side();
-    let holds = bigger.contains(quad.centroid()) && bigger.area() > 2.0 * quad.area();
-    (same && bigger_check.score > check.score) || holds
+    let ((quad, check), (trimmed, trimmed_check)) = (found, inside);
+    let same = distance(quad.centroid(), trimmed.centroid()) < 0.25 * quad.mean_side();
+    let holds = trimmed.contains(quad.centroid()) && trimmed.area() > 2.0 * quad.area();
+    (same && trimmed_check.score > check.score) || holds
 }
 
 /// The first (largest) outline in `mask` that frames a grid, and how clearly.
@@ -235,9 +235,10 @@ enum Pass {
     WithBars,
 }
 
-/// How clearly a grid found by [`trimmed`] must show: more than any outline found otherwise,
-/// as an outline of everything dark also takes in pages, and a page around a crossword, one
-/// side moved in, framed a grid at 0.46 (bars left out of clean grids: 0.9-0.97).
+/// How clearly a grid found by [`trimmed`] must show: twice what other outlines need
+/// ([`MIN_GRID_SCORE`]), as an outline of everything dark also takes in whole pages, and a page
+/// around a crossword, one side moved in, framed a grid at 0.46 (bars left out of clean grids:
+/// 0.9-0.97).
 const MIN_TRIMMED_SCORE: f64 = 0.6;
 
 /// Where a line runs across [`trimmed`]'s rectified outline: dark along this share of its width.
@@ -283,13 +284,6 @@ fn trimmed(work: &Mat, outline: &Quad, look: Look) -> Result<Option<(Quad, GridC
             .unwrap_or(first);
         // The bar's dark rows run into the border's: the grid's side is the innermost of them.
         for d in (first..=last).rev() {
-            let t = (at(d) as f64 + 0.5) / n as f64;
-            let corners = match (horizontal, from_start) {
-                (true, true) => [[0.0, t], [1.0, t], [1.0, 1.0], [0.0, 1.0]],
-                (true, false) => [[0.0, 0.0], [1.0, 0.0], [1.0, t], [0.0, t]],
-                (false, true) => [[t, 0.0], [1.0, 0.0], [1.0, 1.0], [t, 1.0]],
-                (false, false) => [[0.0, 0.0], [t, 0.0], [t, 1.0], [0.0, 1.0]],
-            };
             // What is left out must not be more of the grid: its lines going on past the side
             // moved in (moved onto a cell line, a bar a row high passed for the first row).
             let left_out = if from_start {
@@ -302,7 +296,9 @@ fn trimmed(work: &Mat, outline: &Quad, look: Look) -> Result<Option<(Quad, GridC
             {
                 continue;
             }
-            let quad = Quad(corners.map(|p| image_from_grid.apply(p)));
+            let t = (at(d) as f64 + 0.5) / n as f64;
+            let quad =
+                Quad(side_moved_to(t, horizontal, from_start).map(|p| image_from_grid.apply(p)));
             let check = check_grid(work, &quad, look)?;
             if check.score >= MIN_TRIMMED_SCORE {
                 if best.is_none_or(|(_, b)| check.score > b.score) {
@@ -313,6 +309,17 @@ fn trimmed(work: &Mat, outline: &Quad, look: Look) -> Result<Option<(Quad, GridC
         }
     }
     Ok(best)
+}
+
+/// The unit square with one side moved to `t`: the top (`horizontal`, `from_start`), the
+/// bottom, the left or the right.
+fn side_moved_to(t: f64, horizontal: bool, from_start: bool) -> [[f64; 2]; 4] {
+    match (horizontal, from_start) {
+        (true, true) => [[0.0, t], [1.0, t], [1.0, 1.0], [0.0, 1.0]],
+        (true, false) => [[0.0, 0.0], [1.0, 0.0], [1.0, t], [0.0, t]],
+        (false, true) => [[t, 0.0], [1.0, 0.0], [1.0, 1.0], [t, 1.0]],
+        (false, false) => [[0.0, 0.0], [t, 0.0], [t, 1.0], [0.0, 1.0]],
+    }
 }
 
 /// Whether the lines of a grid cross the strip `strip` (rows when `horizontal`, else columns)
