@@ -191,9 +191,10 @@ fn a_title_bar_printed_flush_against_the_grid_is_left_out() {
         .enumerate()
         .map(|(k, s)| {
             let barred = under_a_title_bar(s, k % 2 == 0, colours[k % 3]);
-            match k % 4 < 2 {
-                true => barred,
-                false => screens::photographed(&barred, 300 + k as u64),
+            if k % 4 < 2 {
+                barred
+            } else {
+                screens::photographed(&barred, 300 + k as u64)
             }
         })
         .collect();
