@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::bend::{Bend, Lattice};
 use crate::error::{Error, Result, io_reason};
-use crate::geometry::{Homography, Quad};
+use crate::geometry::Quad;
 use crate::grid::Grid;
 use crate::on_print::drawn_off_the_print;
 use crate::overlay;
@@ -249,11 +249,7 @@ fn placed(
 /// Whether the cells, drawn at `quad` along `bend`, would lie clearly beside the printed lines
 /// in `gray` (ink dark).
 fn drawn_off(gray: &Mat, quad: &Quad, bend: Option<&Bend>) -> Result<bool> {
-    let lattice = match bend {
-        Some(bend) => Homography::from_quads(&Quad::UNIT, quad).map(|h| bend.lattice(&h)),
-        None => Lattice::flat(quad),
-    };
-    Ok(match lattice {
+    Ok(match overlay::drawn_lattice(quad, bend) {
         Some(lattice) => drawn_off_the_print(&GrayView::new(gray)?, &lattice),
         None => false,
     })

@@ -662,27 +662,6 @@ fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridCheck> {
         lines.extend((1..9).map(|k| line_coverage(k * cell, horizontal)));
         middles.extend((0..9).map(|k| coverage(k * cell + cell / 2, 0, n, horizontal, &firm)));
     }
-    // Rows and columns of cells crossed along their length by a line of their own, away from
-    // the lines around them: a crossword (15 squares a side) has lines there in 12 of the 18,
-    // and was taken for the Sudoku printed beside it.
-    let crossed = [true, false]
-        .into_iter()
-        .flat_map(|horizontal| (0..9).map(move |k| (horizontal, k)))
-        .filter(|&(horizontal, k)| {
-            (k * cell + cell * 3 / 10..=k * cell + cell * 7 / 10)
-                .any(|c| coverage(c, 0, n, horizontal, &firm) >= CROSSED_ALONG)
-        })
-        .count();
-    // The same cell by cell: a crossword outlined askew (its corner cut short by a black square)
-    // has its lines in most cells at some slant, none of them along a whole row.
-    let crossed_cells = [true, false]
-        .into_iter()
-        .flat_map(|horizontal| (0..9).flat_map(move |k| (0..9).map(move |j| (horizontal, k, j))))
-        .filter(|&(horizontal, k, j)| {
-            (k * cell + cell * 3 / 10..=k * cell + cell * 7 / 10)
-                .any(|c| coverage(c, j * cell, (j + 1) * cell, horizontal, &firm) >= CROSSED_ALONG)
-        })
-        .count();
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     // Every box line must be there. A 3x3 table with no cell lines is no Sudoku, nor is part
     // of a grid cut off six rows down, whose rows miss the ninths one way.
@@ -708,8 +687,6 @@ fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridCheck> {
         middles = mean(&middles),
         weakest_box,
         faint_cell_lines,
-        crossed,
-        crossed_cells,
         across,
         down,
         "grid score"
@@ -723,11 +700,32 @@ fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridCheck> {
         Look::OneOfMany => faint_cell_lines == 0 || smeared_one_way(&lines, sharpness, weakest_box),
         Look::Only => faint_cell_lines <= 2 || (across.min(down) >= 0.12 && mean(&middles) <= 0.07),
     };
-    if weakest_box < 0.3
-        || !cell_lines_hold
-        || crossed >= CROSSED_MOST
-        || crossed_cells >= CROSSED_CELLS_MOST
-    {
+    if weakest_box < 0.3 || !cell_lines_hold {
+        return Ok(GridCheck::NONE);
+    }
+    // Rows and columns of cells crossed along their length by a line of their own, away from
+    // the lines around them: a crossword (15 squares a side) has lines there in 12 of the 18,
+    // and was taken for the Sudoku printed beside it.
+    let inside_cells = |k: usize| k * cell + cell * 3 / 10..=k * cell + cell * 7 / 10;
+    let crossed = [true, false]
+        .into_iter()
+        .flat_map(|horizontal| (0..9).map(move |k| (horizontal, k)))
+        .filter(|&(horizontal, k)| {
+            inside_cells(k).any(|c| coverage(c, 0, n, horizontal, &firm) >= CROSSED_ALONG)
+        })
+        .count();
+    // The same cell by cell: a crossword outlined askew (its corner cut short by a black square)
+    // has its lines in most cells at some slant, none of them along a whole row.
+    let crossed_cells = [true, false]
+        .into_iter()
+        .flat_map(|horizontal| (0..9).flat_map(move |k| (0..9).map(move |j| (horizontal, k, j))))
+        .filter(|&(horizontal, k, j)| {
+            inside_cells(k)
+                .any(|c| coverage(c, j * cell, (j + 1) * cell, horizontal, &firm) >= CROSSED_ALONG)
+        })
+        .count();
+    tracing::trace!(crossed, crossed_cells, "lines inside the cells");
+    if crossed >= CROSSED_MOST || crossed_cells >= CROSSED_CELLS_MOST {
         return Ok(GridCheck::NONE);
     }
     Ok(GridCheck {
