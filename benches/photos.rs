@@ -9,10 +9,13 @@ use sudoku_ar::geometry::Quad;
 #[path = "../tests/common/mod.rs"]
 mod common;
 
+use std::time::Instant;
+
 use common::{
-    FailedGrid, Sample, Score, cover, evaluate, kubiesa_val, median, pipeline, wicht,
-    wicht_held_out,
+    FailedGrid, Sample, Score, cover, evaluate, kubiesa_val, median, pipeline, puzzles_together,
+    wicht, wicht_held_out,
 };
+use sudoku_ar::photo::{PhotoPipeline, StageTimes};
 
 fn main() {
     let show_failures = std::env::args().any(|a| a == "--failures");
@@ -112,6 +115,56 @@ fn main() {
             slowest_read.as_secs_f64() * 1e3
         );
     }
+    every_puzzle(&mut pipeline, &all, &kubiesa);
+}
+
+/// What `sudoku-ar image` adds by looking for more puzzles than the first
+/// (`PhotoPipeline::process_all`): its time on the one-puzzle photos and any other puzzle it
+/// reports there, and how many of the puzzles laid together on a page it solves in place.
+fn every_puzzle(pipeline: &mut PhotoPipeline, wicht: &[&Sample], kubiesa: &[&Sample]) {
+    let (mut first_only, mut all, mut extra) = (Vec::new(), Vec::new(), 0);
+    for sample in wicht.iter().chain(kubiesa) {
+        let Ok(image) = sudoku_ar::photo::load_image(&sample.path) else {
+            continue;
+        };
+        let start = Instant::now();
+        let _ = pipeline.process(&image, &mut StageTimes::default());
+        first_only.push(start.elapsed());
+        let start = Instant::now();
+        let found = pipeline.process_all(&image, &mut StageTimes::default());
+        all.push(start.elapsed());
+        extra += found.map_or(0, |f| f.len().saturating_sub(1));
+    }
+    println!(
+        "every puzzle in a picture, on the {} one-puzzle photos: median ms per photo {:.2} (the first alone {:.2}), other puzzles reported {extra}",
+        all.len(),
+        median(all).as_secs_f64() * 1e3,
+        median(first_only).as_secs_f64() * 1e3,
+    );
+    let with_corners: Vec<_> = kubiesa.iter().filter(|s| s.corners.is_some()).collect();
+    let (mut right, mut total, mut elsewhere) = (0, 0, 0);
+    for group in with_corners.chunks(4) {
+        let group: Vec<&Sample> = group.iter().map(|s| **s).collect();
+        let (picture, truth) = puzzles_together(&group, 300.0, 2);
+        let Ok(found) = pipeline.process_all(&picture, &mut StageTimes::default()) else {
+            continue;
+        };
+        total += truth.len();
+        for puzzle in found.iter().filter(|p| p.solution.is_some()) {
+            let nearest = truth
+                .iter()
+                .map(|t| puzzle.quad.max_corner_distance(t) / t.mean_side())
+                .fold(f64::INFINITY, f64::min);
+            if nearest < 0.03 {
+                right += 1;
+            } else {
+                elsewhere += 1;
+            }
+        }
+    }
+    println!(
+        "kubiesa photos four to a page ({total}): solved in place {right}, solved elsewhere {elsewhere}"
+    );
 }
 
 /// Writes the rectified grid, doubled in size, with each misread cell outlined in red.

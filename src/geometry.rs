@@ -25,6 +25,23 @@ impl Quad {
         Quad(self.0.map(|[x, y]| [x * factor, y * factor]))
     }
 
+    /// The quad moved out from its centroid by `share` of its size on every side (in by a
+    /// negative share).
+    ///
+    /// ```
+    /// use sudoku_ar::geometry::Quad;
+    /// let square = Quad([[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]);
+    /// assert_eq!(square.grown(0.1).0[0], [-1.0, -1.0]);
+    /// ```
+    pub fn grown(&self, share: f64) -> Quad {
+        let [cx, cy] = self.centroid();
+        let factor = 1.0 + 2.0 * share;
+        Quad(
+            self.0
+                .map(|[x, y]| [cx + (x - cx) * factor, cy + (y - cy) * factor]),
+        )
+    }
+
     /// Area by the shoelace formula (positive for any simple quad).
     pub fn area(&self) -> f64 {
         let mut twice = 0.0;

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use opencv::core::{Mat, Vector};
+use opencv::core::{Mat, Point, Scalar, Vector};
 use opencv::imgcodecs;
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -102,6 +102,16 @@ pub struct StageTimes {
     pub render: Duration,
 }
 
+impl StageTimes {
+    fn add(&mut self, other: &StageTimes) {
+        self.detect += other.detect;
+        self.rectify += other.rectify;
+        self.read += other.read;
+        self.solve += other.solve;
+        self.render += other.render;
+    }
+}
+
 /// Decodes the picture at `path` into BGR, with errors that name the file.
 pub fn load_image(path: &Path) -> Result<Mat> {
     let bytes = std::fs::read(path).map_err(|e| Error::Unreadable {
@@ -141,23 +151,75 @@ impl PhotoPipeline {
     /// `times` is set to this call's time per stage.
     pub fn process(&mut self, image: &Mat, times: &mut StageTimes) -> Result<Option<Puzzle>> {
         *times = StageTimes::default();
+        self.process_gray(&gray_of(image)?, times)
+    }
+
+    /// Finds and solves every puzzle in a BGR picture (a page of a puzzle book, a newspaper's
+    /// two levels side by side): the first as [`PhotoPipeline::process`] finds it, then the
+    /// others, each searched for with the ones found covered over. After the first, a grid is
+    /// kept only when solved and not printed full: what is left of a page once its puzzle is
+    /// covered is searched too, and there a grid cut by the picture's edge (yesterday's
+    /// solution, a calendar) reads as no puzzle, and yesterday's solution printed whole has
+    /// nothing to fill in.
+    /// `times` is set to the time per stage over all searches.
+    pub fn process_all(&mut self, image: &Mat, times: &mut StageTimes) -> Result<Vec<Puzzle>> {
+        *times = StageTimes::default();
+        let mut rest = gray_of(image)?;
+        let mut found: Vec<Puzzle> = Vec::new();
+        while found.len() < MOST_PUZZLES {
+            let mut these = StageTimes::default();
+            let next = if found.is_empty() {
+                self.process_gray(&rest, &mut these)?
+            } else {
+                self.process_more(&rest, &mut these)?
+            };
+            times.add(&these);
+            let Some(next) = next else { break };
+            if found.iter().any(|p| overlapping(&p.quad, &next.quad)) {
+                tracing::debug!(quad = ?next.quad, "found again over a puzzle covered: no more");
+                break;
+            }
+            cover(&mut rest, &next.quad)?;
+            if found.is_empty() || (next.solution.is_some() && next.clues.filled() < 81) {
+                found.push(next);
+            } else {
+                tracing::debug!(quad = ?next.quad, status = ?next.status, "another grid, no puzzle");
+            }
+        }
+        Ok(found)
+    }
+
+    /// The next puzzle of a picture in which one was found, `gray` with those found covered:
+    /// searched once, at the scale the first one is found at as a rule.
+    fn process_more(&mut self, gray: &Mat, times: &mut StageTimes) -> Result<Option<Puzzle>> {
         let start = Instant::now();
-        let mut gray = Mat::default();
-        imgproc::cvt_color(image, &mut gray, imgproc::COLOR_BGR2GRAY, 0)?;
+        let detection = detect::find_large_grid(gray, Look::Only)?;
+        times.detect += start.elapsed();
+        match detection {
+            Some(detection) => Ok(Some(self.read(gray, 0.0, &detection, times)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// [`PhotoPipeline::process`] on the picture in gray; adds to `times`.
+    fn process_gray(&mut self, gray: &Mat, times: &mut StageTimes) -> Result<Option<Puzzle>> {
+        let start = Instant::now();
         // A grid touching the picture's edge may only be found with paper laid around it.
-        let (gray, margin, detection) = match detect::find_grid(&gray, Look::Only)? {
+        let padded;
+        let (gray, margin, detection) = match detect::find_grid(gray, Look::Only)? {
             Some(found) => (gray, 0.0, Some(found)),
             None => {
-                let (padded, margin) = with_margin(&gray)?;
+                let margin;
+                (padded, margin) = with_margin(gray)?;
                 let found = detect::find_grid(&padded, Look::Only)?;
-                (padded, margin, found)
+                (&padded, margin, found)
             }
         };
-        times.detect = start.elapsed();
+        times.detect += start.elapsed();
         let Some(detection) = detection else {
             return Ok(None);
         };
-        let puzzle = self.read(&gray, margin, &detection, times)?;
+        let puzzle = self.read(gray, margin, &detection, times)?;
         if puzzle.solution.is_some() {
             return Ok(Some(puzzle));
         }
@@ -166,13 +228,13 @@ impl PhotoPipeline {
         // puzzle held far away: a page's edge closed into a quad by the dilation passed the
         // grid check at 0.32); the finer search may find the grid itself.
         let start = Instant::now();
-        let fine = detect::find_small_grid(&gray, Look::Only)?.filter(|fine| {
+        let fine = detect::find_small_grid(gray, Look::Only)?.filter(|fine| {
             let cell = fine.quad.mean_side() / 9.0;
             fine.quad.max_corner_distance(&detection.quad) > 0.5 * cell
         });
         times.detect += start.elapsed();
         if let Some(fine) = fine {
-            let again = self.read(&gray, margin, &fine, times)?;
+            let again = self.read(gray, margin, &fine, times)?;
             if again.solution.is_some() {
                 return Ok(Some(again));
             }
@@ -218,6 +280,56 @@ impl PhotoPipeline {
         let quad = quad.translated(-margin, -margin);
         Ok(Puzzle::new(quad, bend, reading, judged, off_print))
     }
+}
+
+/// The most puzzles [`PhotoPipeline::process_all`] looks for in one picture: a book's double
+/// page holds up to eight.
+const MOST_PUZZLES: usize = 8;
+
+/// How far around a puzzle found [`cover`] covers, as a share of its side: past its border
+/// and a corner found a little inside it.
+const COVER_MARGIN: f64 = 0.06;
+
+fn gray_of(image: &Mat) -> Result<Mat> {
+    let mut gray = Mat::default();
+    imgproc::cvt_color(image, &mut gray, imgproc::COLOR_BGR2GRAY, 0)?;
+    Ok(gray)
+}
+
+/// Whether two puzzles found overlap: either's centre inside the other.
+fn overlapping(a: &Quad, b: &Quad) -> bool {
+    a.contains(b.centroid()) || b.contains(a.centroid())
+}
+
+/// Covers the puzzle at `quad` in `gray`, and a [`COVER_MARGIN`] around it, with the level of
+/// the paper just around it, so that the search for the next puzzle sees no grid there.
+fn cover(gray: &mut Mat, quad: &Quad) -> Result<()> {
+    let around = quad.grown(COVER_MARGIN);
+    let view = GrayView::new(gray)?;
+    let (w, h) = (view.width as f64, view.height as f64);
+    let mut levels: Vec<u8> = (0..4)
+        .flat_map(|k| {
+            let (a, b) = (around.0[k], around.0[(k + 1) % 4]);
+            (0..100).map(move |i| {
+                let t = i as f64 / 100.0;
+                [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])]
+            })
+        })
+        .filter(|&[x, y]| x >= 0.0 && y >= 0.0 && x < w && y < h)
+        .map(|[x, y]| view.get(x as usize, y as usize))
+        .collect();
+    if levels.is_empty() {
+        return Ok(());
+    }
+    let middle = levels.len() / 2;
+    let level = *levels.select_nth_unstable(middle).1;
+    let points: Vector<Point> = around
+        .0
+        .iter()
+        .map(|&[x, y]| Point::new(x.round() as i32, y.round() as i32))
+        .collect();
+    imgproc::fill_convex_poly(gray, &points, Scalar::all(level as f64), imgproc::LINE_8, 0)?;
+    Ok(())
 }
 
 /// Where the cells are drawn, and whether that is off the print even so: by `quad` and `bend`,
@@ -326,7 +438,11 @@ pub fn annotate(image: &mut Mat, puzzle: &Puzzle) -> Result<()> {
 pub enum PhotoReport {
     Read {
         file: String,
+        /// The first puzzle found (the largest, as a rule).
         puzzle: Option<Box<PuzzleReport>>,
+        /// Any other puzzles in the picture (a book's page); left out when there are none.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        others: Vec<PuzzleReport>,
     },
     Failed {
         file: String,
@@ -531,6 +647,28 @@ mod tests {
     }
 
     #[test]
+    fn a_puzzle_covered_is_not_found_again_and_the_one_beside_it_is() {
+        use crate::recognize::detect::tests::drawn_grid;
+        let mut page = drawn_grid(900, 500, 40, 60, 360);
+        // A second grid beside the first, smaller.
+        let second = drawn_grid(360, 360, 20, 20, 300);
+        second
+            .copy_to(
+                &mut Mat::roi_mut(&mut page, opencv::core::Rect::new(500, 80, 360, 360)).unwrap(),
+            )
+            .unwrap();
+        let find = |gray: &Mat| detect::find_large_grid(gray, Look::Only).unwrap();
+        let first = find(&page).expect("the larger grid");
+        assert!(first.quad.contains([220.0, 240.0]), "{:?}", first.quad);
+        cover(&mut page, &first.quad).unwrap();
+        let next = find(&page).expect("the grid beside it");
+        assert!(next.quad.contains([670.0, 250.0]), "{:?}", next.quad);
+        assert!(!overlapping(&first.quad, &next.quad));
+        cover(&mut page, &next.quad).unwrap();
+        assert_eq!(find(&page), None);
+    }
+
+    #[test]
     fn json_report_has_the_documented_shape() {
         let report = PhotoReport::Failed {
             file: "a.jpg".into(),
@@ -543,6 +681,7 @@ mod tests {
         let report = PhotoReport::Read {
             file: "b.jpg".into(),
             puzzle: None,
+            others: Vec::new(),
         };
         assert_eq!(
             serde_json::to_string(&report).unwrap(),

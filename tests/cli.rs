@@ -6,6 +6,7 @@ use std::process::{Command, Output, Stdio};
 
 use opencv::core::{CV_8UC3, Mat, Scalar, Vector};
 use opencv::imgcodecs;
+use opencv::prelude::*;
 
 const BUNDLED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/photos/newspaper.jpg");
 
@@ -189,6 +190,40 @@ fn image_json_keeps_order_and_reports_each_bad_file() {
     // A truncated JPEG decodes partly; whatever it gives, it is reported, not a crash.
     assert!(rows[6].get("puzzle").is_some() || rows[6].get("error").is_some());
     assert!(!text(&out.stderr).contains("panicked"));
+}
+
+#[test]
+fn image_reports_every_puzzle_in_a_picture() {
+    let dir = tempfile::tempdir().unwrap();
+    let photo = imgcodecs::imread(BUNDLED, imgcodecs::IMREAD_COLOR).unwrap();
+    let mut pair = Mat::default();
+    opencv::core::hconcat2(&photo, &photo, &mut pair).unwrap();
+    let path = dir.path().join("Two_Pages.png");
+    assert!(imgcodecs::imwrite(path.to_str().unwrap(), &pair, &Vector::new()).unwrap());
+    let file = path.to_str().unwrap();
+
+    let out = sudoku_ar(&["image", "--json", file], "");
+    let row: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+    let (first, others) = (&row["puzzle"], row["others"].as_array().unwrap());
+    assert_eq!(others.len(), 1, "{row}");
+    assert_eq!(first["status"], "solved");
+    assert_eq!(others[0]["solution"], first["solution"]);
+    // The same grid, one photo's width apart.
+    let x = |p: &serde_json::Value| p["corners"][0][0].as_f64().unwrap();
+    let offset = (x(&others[0]) - x(first)).abs();
+    assert!((offset - photo.cols() as f64).abs() < 3.0, "{row}");
+
+    let out = sudoku_ar(&["image", file], "");
+    let lines: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines[0].starts_with(&format!("{file}: solved")),
+        "{lines:?}"
+    );
+    assert!(
+        lines[1].starts_with(&format!("{file} (puzzle 2): solved")),
+        "{lines:?}"
+    );
 }
 
 #[test]

@@ -266,6 +266,45 @@ fn a_crossword_printed_beside_the_puzzle_is_passed_over() {
     assert!(right >= 9, "{right} of {}: {wrong:?}", samples.len());
 }
 
+/// Several real puzzles in one picture (a puzzle book's page): every one is found, solved and
+/// placed on its own grid. Before session 35 only the first (the largest) was read.
+#[test]
+fn every_puzzle_in_a_picture_is_solved_where_it_is() {
+    let all = require_data(kubiesa_val(), "kubiesa photos-val", 80);
+    let samples: Vec<_> = all
+        .iter()
+        .filter(|s| s.corners.is_some())
+        .step_by(10)
+        .collect();
+    let mut pipeline = pipeline();
+    let (mut right, mut total, mut elsewhere) = (0, 0, Vec::new());
+    for (group, per_row, side) in [(&samples[..4], 2, 320.0), (&samples[4..], 3, 260.0)] {
+        let (picture, truth) = common::puzzles_together(group, side, per_row);
+        let puzzles = pipeline
+            .process_all(&picture, &mut StageTimes::default())
+            .unwrap();
+        total += truth.len();
+        for puzzle in puzzles.iter().filter(|p| p.solution.is_some()) {
+            let nearest = truth
+                .iter()
+                .map(|t| puzzle.quad.max_corner_distance(t) / t.mean_side())
+                .fold(f64::INFINITY, f64::min);
+            if nearest < 0.03 {
+                right += 1;
+            } else {
+                elsewhere.push(format!("{:.1}% off", 100.0 * nearest));
+            }
+        }
+    }
+    println!("several in a picture: {right} of {total} solved where they are");
+    // Measured: 8 of 8.
+    assert!(elsewhere.is_empty(), "solved off its grid: {elsewhere:?}");
+    assert!(
+        right + 1 >= total,
+        "{right} of {total} solved where they are"
+    );
+}
+
 /// Small, soft photos (640x480) of a newspaper page with a crossword of 17 or 21 squares printed
 /// beside a smaller Sudoku (`tests/photos/crossword_beside_*.jpg`, rendered by the script there,
 /// truth from the renderer). Outlined askew (a black square cut its corner short), the

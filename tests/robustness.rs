@@ -76,7 +76,7 @@ fn random_pictures_never_panic_the_photo_pipeline() {
         let picture = random_picture(&mut random);
         let mut times = Default::default();
         // Any result is fine (most have no puzzle); a panic fails the test.
-        let _ = pipeline.process(&picture, &mut times);
+        let _ = pipeline.process_all(&picture, &mut times);
     }
 }
 
@@ -106,7 +106,7 @@ fn corrupted_photos_are_errors_or_readings_never_panics() {
         match photo::load_image(&path) {
             Ok(image) => {
                 let mut times = Default::default();
-                let _ = pipeline.process(&image, &mut times);
+                let _ = pipeline.process_all(&image, &mut times);
             }
             Err(e) => assert!(
                 e.to_string().contains(&format!("corrupt{case}.jpg")),

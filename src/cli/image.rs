@@ -16,7 +16,8 @@ pub struct ImageArgs {
     /// Photos to read (JPEG, PNG, and whatever else OpenCV decodes).
     #[arg(required = true)]
     pub photos: Vec<PathBuf>,
-    /// Print one JSON object per photo on stdout, in the order given.
+    /// Print one JSON object per photo on stdout, in the order given (several puzzles in one
+    /// photo: the first as `puzzle`, the rest as `others`).
     #[arg(long)]
     pub json: bool,
     /// Write each photo with the solution drawn in to this folder (created if missing), as
@@ -44,10 +45,14 @@ pub fn run(args: &ImageArgs) -> anyhow::Result<ExitCode> {
     for path in &args.photos {
         let file = path.display().to_string();
         let report = match process(&mut pipeline, path, args.output.as_deref()) {
-            Ok(puzzle) => PhotoReport::Read {
-                file,
-                puzzle: puzzle.as_ref().map(|p| Box::new(PuzzleReport::from(p))),
-            },
+            Ok(puzzles) => {
+                let mut reports = puzzles.iter().map(PuzzleReport::from);
+                PhotoReport::Read {
+                    file,
+                    puzzle: reports.next().map(Box::new),
+                    others: reports.collect(),
+                }
+            }
             Err(err) => {
                 failed += 1;
                 PhotoReport::Failed {
@@ -59,7 +64,9 @@ pub fn run(args: &ImageArgs) -> anyhow::Result<ExitCode> {
         if args.json {
             writeln!(out, "{}", serde_json::to_string(&report)?)?;
         } else {
-            writeln!(out, "{}", human_line(&report))?;
+            for line in human_lines(&report) {
+                writeln!(out, "{line}")?;
+            }
         }
     }
     Ok(if failed == 0 {
@@ -73,13 +80,15 @@ fn process(
     pipeline: &mut PhotoPipeline,
     path: &Path,
     output: Option<&Path>,
-) -> anyhow::Result<Option<Puzzle>> {
+) -> anyhow::Result<Vec<Puzzle>> {
     let mut image = photo::load_image(path)?;
     let mut times = StageTimes::default();
-    let puzzle = pipeline.process(&image, &mut times)?;
-    if let (Some(puzzle), Some(dir)) = (&puzzle, output) {
+    let puzzles = pipeline.process_all(&image, &mut times)?;
+    if let Some(dir) = output.filter(|_| !puzzles.is_empty()) {
         let start = std::time::Instant::now();
-        photo::annotate(&mut image, puzzle)?;
+        for puzzle in &puzzles {
+            photo::annotate(&mut image, puzzle)?;
+        }
         times.render = start.elapsed();
         let stem = path
             .file_stem()
@@ -95,7 +104,7 @@ fn process(
         }
     }
     tracing::debug!(file = %path.display(), ?times, "photo done");
-    Ok(puzzle)
+    Ok(puzzles)
 }
 
 /// The hidden cells as rows and columns counted from 1 ("r9c5 r9c6"), if any.
@@ -109,29 +118,46 @@ fn covered(hidden: &[usize]) -> Option<String> {
     })
 }
 
-fn human_line(report: &PhotoReport) -> String {
+/// The report in words: a line per puzzle found, the first named by the file alone, any
+/// others as "<file> (puzzle 2)".
+fn human_lines(report: &PhotoReport) -> Vec<String> {
     match report {
-        PhotoReport::Failed { file, error } => format!("{file}: error: {error}"),
-        PhotoReport::Read { file, puzzle: None } => format!("{file}: no Sudoku found"),
+        PhotoReport::Failed { file, error } => vec![format!("{file}: error: {error}")],
+        PhotoReport::Read {
+            file, puzzle: None, ..
+        } => vec![format!("{file}: no Sudoku found")],
         PhotoReport::Read {
             file,
-            puzzle: Some(p),
-        } => match &p.solution {
-            Some(solution) if !p.on_print => format!(
-                "{file}: solved {solution} (clues {}), not drawn: the cells would lie beside the printed lines (is the paper curved? flatten it)",
-                p.clues
-            ),
-            Some(solution) => format!("{file}: solved {solution} (clues {})", p.clues),
-            None => {
-                let line = format!("{file}: {:?}, clues read {}", p.status, p.clues).to_lowercase();
-                match covered(&p.hidden) {
-                    Some(cells) => format!("{line}; something lies over {cells}: uncover them"),
-                    None if p.status == Status::Unsure => {
-                        format!("{line}; a clue could be read another way: take a sharper photo")
-                    }
-                    None => line,
+            puzzle: Some(first),
+            others,
+        } => std::iter::once(puzzle_line(file, first))
+            .chain(
+                others
+                    .iter()
+                    .enumerate()
+                    .map(|(k, p)| puzzle_line(&format!("{file} (puzzle {})", k + 2), p)),
+            )
+            .collect(),
+    }
+}
+
+fn puzzle_line(name: &str, p: &PuzzleReport) -> String {
+    match &p.solution {
+        Some(solution) if !p.on_print => format!(
+            "{name}: solved {solution} (clues {}), not drawn: the cells would lie beside the printed lines (is the paper curved? flatten it)",
+            p.clues
+        ),
+        Some(solution) => format!("{name}: solved {solution} (clues {})", p.clues),
+        None => {
+            let status = format!("{:?}", p.status).to_lowercase();
+            let line = format!("{name}: {status}, clues read {}", p.clues);
+            match covered(&p.hidden) {
+                Some(cells) => format!("{line}; something lies over {cells}: uncover them"),
+                None if p.status == Status::Unsure => {
+                    format!("{line}; a clue could be read another way: take a sharper photo")
                 }
+                None => line,
             }
-        },
+        }
     }
 }

@@ -99,6 +99,12 @@ pub fn find_grid(gray: &Mat, look: Look) -> Result<Option<Detection>> {
     }
 }
 
+/// [`find_grid`]'s first search alone, at [`WORK_SIDE`]: where a grid a tenth of the picture
+/// across or larger shows its cell lines.
+pub fn find_large_grid(gray: &Mat, look: Look) -> Result<Option<Detection>> {
+    find_grid_at(gray, look, WORK_SIDE)
+}
+
 /// [`find_grid`]'s second, finer search, at up to [`FINE_WORK_SIDE`], where the cell lines of
 /// a grid a sixth of the picture across still show; None at once for a picture no larger than
 /// [`WORK_SIDE`] (searched as it is already).

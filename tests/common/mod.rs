@@ -219,6 +219,60 @@ pub fn far_away(sample: &Sample, side: f64) -> (opencv::core::Mat, Quad) {
     (frame, moved)
 }
 
+/// A page of several puzzles: each sample's photo shrunk so that its grid (by the published
+/// corners) is `side` pixels across, cut to a square of 1.4 `side` around the grid, and laid
+/// in rows of `per_row` on a gray picture. Also each grid's published corners, moved alike.
+pub fn puzzles_together(
+    samples: &[&Sample],
+    side: f64,
+    per_row: usize,
+) -> (opencv::core::Mat, Vec<Quad>) {
+    use opencv::{core, imgproc};
+    let tile = (1.4 * side).round() as i32;
+    let rows = samples.len().div_ceil(per_row) as i32;
+    let mut frame = core::Mat::new_rows_cols_with_default(
+        rows * tile + 80,
+        per_row as i32 * tile + 80,
+        core::CV_8UC3,
+        core::Scalar::all(110.0),
+    )
+    .expect("frame");
+    let mut corners = Vec::new();
+    for (k, sample) in samples.iter().enumerate() {
+        let published = sample.corners.expect("published corners");
+        let image = photo::load_image(&sample.path).expect("photo");
+        let scale = side / published.mean_side();
+        let mut small = core::Mat::default();
+        imgproc::resize(
+            &image,
+            &mut small,
+            core::Size::new(0, 0),
+            scale,
+            scale,
+            imgproc::INTER_AREA,
+        )
+        .expect("resize");
+        // The tile around the grid's centre, inside the shrunk photo.
+        let [cx, cy] = published.centroid();
+        let x0 = ((cx * scale) as i32 - tile / 2).clamp(0, (small.cols() - tile).max(0));
+        let y0 = ((cy * scale) as i32 - tile / 2).clamp(0, (small.rows() - tile).max(0));
+        let cut = core::Rect::new(x0, y0, tile.min(small.cols()), tile.min(small.rows()));
+        let at = [
+            40 + (k % per_row) as i32 * tile,
+            40 + (k / per_row) as i32 * tile,
+        ];
+        let part = core::Mat::roi(&small, cut).expect("tile");
+        let target = core::Rect::new(at[0], at[1], cut.width, cut.height);
+        part.copy_to(&mut core::Mat::roi_mut(&mut frame, target).expect("tile"))
+            .expect("copy");
+        let (dx, dy) = ((at[0] - x0) as f64, (at[1] - y0) as f64);
+        corners.push(Quad(
+            published.0.map(|[x, y]| [x * scale + dx, y * scale + dy]),
+        ));
+    }
+    (frame, corners)
+}
+
 /// Draws a crossword of `squares` a side, `side` pixels across at (`x`, `y`), onto `frame` (a
 /// BGR picture): a white page, thin lines and a fixed scatter of black squares, some in its
 /// corners as newspapers print them.
