@@ -17,7 +17,7 @@ use crate::on_print::drawn_off_the_print;
 use crate::overlay;
 use crate::raster::GrayView;
 use crate::recognize::decode::Correction;
-use crate::recognize::detect::{self, Detection, Look};
+use crate::recognize::detect::{self, Detection, Ink, Look};
 use crate::recognize::read::{DigitReader, GridReading};
 use crate::recognize::verdict::{self, Judged, Status, entries_of, judge_picture};
 use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
@@ -48,6 +48,8 @@ pub struct Puzzle {
     /// lines (see [`drawn_off_the_print`]): paper curved more than the lines could be followed,
     /// as a page curling into a book's gutter. The solution is then not drawn.
     pub off_print: bool,
+    /// Whether the grid is printed dark on light or light on dark (a screen in dark mode).
+    pub ink: Ink,
 }
 
 impl Puzzle {
@@ -57,6 +59,7 @@ impl Puzzle {
         reading: GridReading,
         judged: Judged,
         off_print: bool,
+        ink: Ink,
     ) -> Puzzle {
         let entries = entries_of(&reading, &judged.clues);
         let Judged {
@@ -77,6 +80,7 @@ impl Puzzle {
             corrections,
             margin,
             off_print,
+            ink,
         }
     }
 
@@ -168,10 +172,9 @@ impl PhotoPipeline {
         let mut found: Vec<Puzzle> = Vec::new();
         while found.len() < MOST_PUZZLES {
             let mut these = StageTimes::default();
-            let next = if found.is_empty() {
-                self.process_gray(&rest, &mut these)?
-            } else {
-                self.process_more(&rest, &mut these)?
+            let next = match found.first() {
+                None => self.process_gray(&rest, &mut these)?,
+                Some(first) => self.process_more(&rest, first.ink, &mut these)?,
             };
             times.add(&these);
             let Some(next) = next else { break };
@@ -190,10 +193,16 @@ impl PhotoPipeline {
     }
 
     /// The next puzzle of a picture in which one was found, `gray` with those found covered:
-    /// searched once, at the scale the first one is found at as a rule.
-    fn process_more(&mut self, gray: &Mat, times: &mut StageTimes) -> Result<Option<Puzzle>> {
+    /// searched once, at the scale the first one is found at as a rule, printed in the same
+    /// `ink` as the first.
+    fn process_more(
+        &mut self,
+        gray: &Mat,
+        ink: Ink,
+        times: &mut StageTimes,
+    ) -> Result<Option<Puzzle>> {
         let start = Instant::now();
-        let detection = detect::find_large_grid(gray, Look::Only)?;
+        let detection = detect::find_large_grid(gray, ink, Look::Only)?;
         times.detect += start.elapsed();
         match detection {
             Some(detection) => Ok(Some(self.read(gray, 0.0, &detection, times)?)),
@@ -278,7 +287,14 @@ impl PhotoPipeline {
             tracing::debug!("the cells would be drawn beside the printed lines: not drawn");
         }
         let quad = quad.translated(-margin, -margin);
-        Ok(Puzzle::new(quad, bend, reading, judged, off_print))
+        Ok(Puzzle::new(
+            quad,
+            bend,
+            reading,
+            judged,
+            off_print,
+            detection.ink,
+        ))
     }
 }
 
@@ -579,6 +595,7 @@ mod tests {
             corrections: Vec::new(),
             margin: None,
             off_print: false,
+            ink: Ink::Dark,
         };
         assert_eq!(puzzle.wrong_entries(), vec![1]);
 
@@ -638,7 +655,14 @@ mod tests {
             corrections: Vec::new(),
             margin: None,
         };
-        let puzzle = Puzzle::new(Quad::UNIT, None, GridReading(cells), judged, false);
+        let puzzle = Puzzle::new(
+            Quad::UNIT,
+            None,
+            GridReading(cells),
+            judged,
+            false,
+            Ink::Dark,
+        );
         let entries: Vec<(usize, u8)> = (0..81)
             .filter(|&i| puzzle.entries.0[i] != 0)
             .map(|i| (i, puzzle.entries.0[i]))
@@ -657,7 +681,7 @@ mod tests {
                 &mut Mat::roi_mut(&mut page, opencv::core::Rect::new(500, 80, 360, 360)).unwrap(),
             )
             .unwrap();
-        let find = |gray: &Mat| detect::find_large_grid(gray, Look::Only).unwrap();
+        let find = |gray: &Mat| detect::find_large_grid(gray, Ink::Dark, Look::Only).unwrap();
         let first = find(&page).expect("the larger grid");
         assert!(first.quad.contains([220.0, 240.0]), "{:?}", first.quad);
         cover(&mut page, &first.quad).unwrap();

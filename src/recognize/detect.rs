@@ -99,10 +99,12 @@ pub fn find_grid(gray: &Mat, look: Look) -> Result<Option<Detection>> {
     }
 }
 
-/// [`find_grid`]'s first search alone, at [`WORK_SIDE`]: where a grid a tenth of the picture
-/// across or larger shows its cell lines.
-pub fn find_large_grid(gray: &Mat, look: Look) -> Result<Option<Detection>> {
-    find_grid_at(gray, look, WORK_SIDE)
+/// [`find_grid`]'s first search alone, at [`WORK_SIDE`] (where a grid a tenth of the picture
+/// across or larger shows its cell lines), for a grid printed in `ink`.
+pub fn find_large_grid(gray: &Mat, ink: Ink, look: Look) -> Result<Option<Detection>> {
+    let mut negative = Mat::default();
+    let found = find_dark_grid(ink.as_dark(gray, &mut negative)?, look, WORK_SIDE)?;
+    Ok(found.map(|d| Detection { ink, ..d }))
 }
 
 /// [`find_grid`]'s second, finer search, at up to [`FINE_WORK_SIDE`], where the cell lines of
