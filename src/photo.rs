@@ -226,7 +226,7 @@ impl PhotoPipeline {
         };
         times.detect += start.elapsed();
         let Some(detection) = detection else {
-            return Ok(None);
+            return self.process_smallest(gray, margin, times);
         };
         let puzzle = self.read(gray, margin, &detection, times)?;
         if puzzle.solution.is_some() {
@@ -248,7 +248,28 @@ impl PhotoPipeline {
                 return Ok(Some(again));
             }
         }
-        Ok(Some(puzzle))
+        match self.process_smallest(gray, margin, times)? {
+            Some(again) if again.solution.is_some() => Ok(Some(again)),
+            _ => Ok(Some(puzzle)),
+        }
+    }
+
+    /// The puzzle found by the third, finest search of a large picture
+    /// ([`detect::find_smallest_grid`]), when the others found none, or none that adds up;
+    /// `gray` laid in a `margin`.
+    fn process_smallest(
+        &mut self,
+        gray: &Mat,
+        margin: f64,
+        times: &mut StageTimes,
+    ) -> Result<Option<Puzzle>> {
+        let start = Instant::now();
+        let found = detect::find_smallest_grid(gray)?;
+        times.detect += start.elapsed();
+        match found {
+            Some(found) => Ok(Some(self.read(gray, margin, &found, times)?)),
+            None => Ok(None),
+        }
     }
 
     /// Reads and judges the grid `detection` found in `gray`, laid in a `margin`.

@@ -26,6 +26,8 @@ use crate::raster::{GrayView, Sharpness};
 pub const WORK_SIDE: f64 = 1024.0;
 /// Longest side of the second, finer search of a photo in which none was found.
 pub const FINE_WORK_SIDE: f64 = 2048.0;
+/// Longest side of a large photo's third search (see [`find_smallest_grid`]).
+pub const FINEST_WORK_SIDE: f64 = 4096.0;
 /// Side of the square a candidate is rectified to for verification: 9 cells of 20 pixels.
 const CHECK_CELL: i32 = 20;
 /// The least [`grid_score`] a Sudoku grid reaches; see its documentation.
@@ -93,7 +95,7 @@ pub struct Detection {
 /// is searched again by [`find_small_grid`] (a video frame every few frames, see
 /// [`crate::video::vision`]).
 pub fn find_grid(gray: &Mat, look: Look) -> Result<Option<Detection>> {
-    match find_grid_at(gray, look, WORK_SIDE)? {
+    match find_grid_at(gray, look, Scale::COARSE)? {
         None if look == Look::Only => find_small_grid(gray, look),
         found => Ok(found),
     }
@@ -103,7 +105,7 @@ pub fn find_grid(gray: &Mat, look: Look) -> Result<Option<Detection>> {
 /// across or larger shows its cell lines), for a grid printed in `ink`.
 pub fn find_large_grid(gray: &Mat, ink: Ink, look: Look) -> Result<Option<Detection>> {
     let mut negative = Mat::default();
-    let found = find_dark_grid(ink.as_dark(gray, &mut negative)?, look, WORK_SIDE)?;
+    let found = find_dark_grid(ink.as_dark(gray, &mut negative)?, look, Scale::COARSE)?;
     Ok(found.map(|d| Detection { ink, ..d }))
 }
 
@@ -114,28 +116,62 @@ pub fn find_small_grid(gray: &Mat, look: Look) -> Result<Option<Detection>> {
     if gray.cols().max(gray.rows()) as f64 <= WORK_SIDE {
         return Ok(None);
     }
-    find_grid_at(gray, look, FINE_WORK_SIDE)
+    find_grid_at(gray, look, Scale::FINE)
 }
 
-/// Finds the largest grid, dark on light or else light on dark, in `gray` shrunk to at most
-/// `work_side` pixels.
-fn find_grid_at(gray: &Mat, look: Look, work_side: f64) -> Result<Option<Detection>> {
-    if let Some(found) = find_dark_grid(gray, look, work_side)? {
+/// A photo's third search, for a grid too small for [`find_small_grid`] in a picture over 1.5
+/// times [`FINE_WORK_SIDE`] across (a whole newspaper page at 4000x3000: a puzzle 250-350 px
+/// across, its thin lines lost when shrunk to half), at up to [`FINEST_WORK_SIDE`]; None at
+/// once for smaller pictures.
+pub fn find_smallest_grid(gray: &Mat) -> Result<Option<Detection>> {
+    if (gray.cols().max(gray.rows()) as f64) <= 1.5 * FINE_WORK_SIDE {
+        return Ok(None);
+    }
+    find_grid_at(gray, Look::Only, Scale::FINEST)
+}
+
+/// How a picture is searched: shrunk to at most `side` pixels, for outlines whose every side
+/// is at least `smallest` of the shrunk picture's shorter side (and 54 pixels).
+#[derive(Debug, Clone, Copy)]
+struct Scale {
+    side: f64,
+    smallest: f64,
+}
+
+impl Scale {
+    const COARSE: Scale = Scale {
+        side: WORK_SIDE,
+        smallest: 0.12,
+    };
+    const FINE: Scale = Scale {
+        side: FINE_WORK_SIDE,
+        smallest: 0.12,
+    };
+    /// See [`find_smallest_grid`]: outlines down to 0.04 of the picture's shorter side (120 px
+    /// in a 4000x3000 photo, cells of 13 px), where 0.12 would ask 363 px.
+    const FINEST: Scale = Scale {
+        side: FINEST_WORK_SIDE,
+        smallest: 0.04,
+    };
+}
+
+/// Finds the largest grid, dark on light or else light on dark, in `gray` searched at `scale`.
+fn find_grid_at(gray: &Mat, look: Look, scale: Scale) -> Result<Option<Detection>> {
+    if let Some(found) = find_dark_grid(gray, look, scale)? {
         return Ok(Some(found));
     }
     let mut negative = Mat::default();
-    let found = find_dark_grid(Ink::Light.as_dark(gray, &mut negative)?, look, work_side)?;
+    let found = find_dark_grid(Ink::Light.as_dark(gray, &mut negative)?, look, scale)?;
     Ok(found.map(|d| Detection {
         ink: Ink::Light,
         ..d
     }))
 }
 
-/// Finds the largest grid printed dark on light, searching `gray` shrunk to at most
-/// `work_side` pixels.
-fn find_dark_grid(gray: &Mat, look: Look, work_side: f64) -> Result<Option<Detection>> {
+/// Finds the largest grid printed dark on light, searching `gray` at `search`.
+fn find_dark_grid(gray: &Mat, look: Look, search: Scale) -> Result<Option<Detection>> {
     let (width, height) = (gray.cols(), gray.rows());
-    let scale = (width.max(height) as f64 / work_side).max(1.0);
+    let scale = (width.max(height) as f64 / search.side).max(1.0);
     let shrunk;
     let work = if scale > 1.0 {
         let size = Size::new(
@@ -153,9 +189,9 @@ fn find_dark_grid(gray: &Mat, look: Look, work_side: f64) -> Result<Option<Detec
     let (dark, ink) = masks(work)?;
     // Faint, blurred grids can have gaps in their outer border; closing them is the fallback
     // because it also joins the grid to print nearby.
-    let mut found = first_grid(work, &ink, Pass::Ink, look)?;
+    let mut found = first_grid(work, &ink, Pass::Ink, look, search.smallest)?;
     if found.is_none() {
-        found = first_grid(work, &dilated(&ink)?, Pass::Closed, look)?;
+        found = first_grid(work, &dilated(&ink)?, Pass::Closed, look, search.smallest)?;
     }
     // In a photo, broad dark print too: a title bar printed flush against the grid (white
     // letters on black) is outlined with it and left out again (see [`trimmed`]). Its letters
@@ -165,7 +201,7 @@ fn find_dark_grid(gray: &Mat, look: Look, work_side: f64) -> Result<Option<Detec
     // photographed): the grid the bar is left out of is taken instead when it shows more
     // clearly, or holds the one found.
     if look == Look::Only
-        && let Some(inside) = first_grid(work, &dark, Pass::WithBars, look)?
+        && let Some(inside) = first_grid(work, &dark, Pass::WithBars, look, search.smallest)?
         && found
             .as_ref()
             .is_none_or(|f| bar_left_out_instead(f, &inside))
@@ -196,9 +232,16 @@ fn bar_left_out_instead(found: &(Quad, GridCheck), inside: &(Quad, GridCheck)) -
 }
 
 /// The first (largest) outline in `mask` that frames a grid, and how clearly.
-fn first_grid(work: &Mat, mask: &Mat, pass: Pass, look: Look) -> Result<Option<(Quad, GridCheck)>> {
+/// `smallest`: see [`Scale`].
+fn first_grid(
+    work: &Mat,
+    mask: &Mat,
+    pass: Pass,
+    look: Look,
+    smallest: f64,
+) -> Result<Option<(Quad, GridCheck)>> {
     let work_view = GrayView::new(work)?;
-    for outline in outlines(mask)? {
+    for outline in outlines(mask, smallest)? {
         // Outlined with the bars, a shape is only what lies inside it once a bar is left out:
         // anything else framing a grid was outlined before.
         let (quad, check) = match pass {
@@ -414,7 +457,7 @@ fn dilated(mask: &Mat) -> Result<Mat> {
 
 /// The four-cornered outlines of dark shapes in `gray`, largest first.
 pub fn outline_candidates(gray: &Mat) -> Result<Vec<Quad>> {
-    outlines(&ink_mask(gray)?)
+    outlines(&ink_mask(gray)?, Scale::COARSE.smallest)
 }
 
 /// Printed strokes in `gray` as a binary mask: locally dark and thin.
@@ -480,7 +523,7 @@ fn masks(gray: &Mat) -> Result<(Mat, Mat)> {
 }
 
 /// The four-cornered outlines in a binary mask, largest first.
-fn outlines(binary: &Mat) -> Result<Vec<Quad>> {
+fn outlines(binary: &Mat, smallest: f64) -> Result<Vec<Quad>> {
     let (width, height) = (binary.cols(), binary.rows());
     let mut contours = Vector::<Vector<Point>>::new();
     imgproc::find_contours(
@@ -491,7 +534,7 @@ fn outlines(binary: &Mat) -> Result<Vec<Quad>> {
         Point::new(0, 0),
     )?;
 
-    let min_side = (width.min(height) as f64 * 0.12).max(54.0);
+    let min_side = (width.min(height) as f64 * smallest).max(54.0);
     let mut sized = Vec::new();
     for contour in contours.iter() {
         let area = imgproc::contour_area(&contour, false)?;

@@ -189,6 +189,24 @@ pub fn kubiesa_val() -> Vec<Sample> {
 /// laid on a gray 1920x1080 picture at (700, 300): a puzzle held far from a 1080p camera. Also
 /// the published corners, shrunk and moved alike.
 pub fn far_away(sample: &Sample, side: f64) -> (opencv::core::Mat, Quad) {
+    let frame = opencv::core::Mat::new_rows_cols_with_default(
+        1080,
+        1920,
+        opencv::core::CV_8UC3,
+        opencv::core::Scalar::all(110.0),
+    )
+    .expect("frame");
+    far_away_on(sample, side, frame, (700, 300))
+}
+
+/// `sample`'s photo shrunk so that its grid (by the published corners) is `side` pixels across,
+/// laid on `frame` (BGR) at `at`, and the published corners shrunk and moved alike.
+pub fn far_away_on(
+    sample: &Sample,
+    side: f64,
+    mut frame: opencv::core::Mat,
+    (x, y): (i32, i32),
+) -> (opencv::core::Mat, Quad) {
     use opencv::{core, imgproc};
     let corners = sample.corners.expect("published corners");
     let image = photo::load_image(&sample.path).expect("photo");
@@ -203,11 +221,13 @@ pub fn far_away(sample: &Sample, side: f64) -> (opencv::core::Mat, Quad) {
         imgproc::INTER_AREA,
     )
     .expect("resize");
-    let mut frame =
-        core::Mat::new_rows_cols_with_default(1080, 1920, small.typ(), core::Scalar::all(110.0))
-            .expect("frame");
-    let (x, y) = (700, 300);
-    let roi = core::Rect::new(x, y, small.cols().min(1920 - x), small.rows().min(1080 - y));
+    let (width, height) = (frame.cols(), frame.rows());
+    let roi = core::Rect::new(
+        x,
+        y,
+        small.cols().min(width - x),
+        small.rows().min(height - y),
+    );
     let part = core::Mat::roi(&small, core::Rect::new(0, 0, roi.width, roi.height)).expect("roi");
     part.copy_to(&mut core::Mat::roi_mut(&mut frame, roi).expect("roi"))
         .expect("copy");
