@@ -255,8 +255,8 @@ impl PhotoPipeline {
     }
 
     /// The puzzle found by the third, finest search of a large picture
-    /// ([`detect::find_smallest_grid`]), when the others found none, or none that adds up;
-    /// `gray` laid in a `margin`.
+    /// ([`detect::find_smallest_grid`]), when the others found none, or none that adds up, if
+    /// it is solved; `gray` laid in a `margin`.
     fn process_smallest(
         &mut self,
         gray: &Mat,
@@ -266,10 +266,13 @@ impl PhotoPipeline {
         let start = Instant::now();
         let found = detect::find_smallest_grid(gray)?;
         times.detect += start.elapsed();
-        match found {
-            Some(found) => Ok(Some(self.read(gray, margin, &found, times)?)),
-            None => Ok(None),
-        }
+        let Some(found) = found else {
+            return Ok(None);
+        };
+        // Outlines this small are many in a large picture (a table, a calendar): one that reads
+        // as no puzzle is none.
+        let puzzle = self.read(gray, margin, &found, times)?;
+        Ok(puzzle.solution.is_some().then_some(puzzle))
     }
 
     /// Reads and judges the grid `detection` found in `gray`, laid in a `margin`.

@@ -119,12 +119,12 @@ pub fn find_small_grid(gray: &Mat, look: Look) -> Result<Option<Detection>> {
     find_grid_at(gray, look, Scale::FINE)
 }
 
-/// A photo's third search, for a grid too small for [`find_small_grid`] in a picture over 1.5
-/// times [`FINE_WORK_SIDE`] across (a whole newspaper page at 4000x3000: a puzzle 250-350 px
-/// across, its thin lines lost when shrunk to half), at up to [`FINEST_WORK_SIDE`]; None at
-/// once for smaller pictures.
+/// A photo's third search, for a grid too small for [`find_small_grid`] (a whole newspaper page
+/// at 4000x3000: a puzzle 250-350 px across, its thin lines lost when shrunk to half, and
+/// outlined under the smallest size that search takes), at up to [`FINEST_WORK_SIDE`]; None
+/// at once for a picture no larger than [`WORK_SIDE`].
 pub fn find_smallest_grid(gray: &Mat) -> Result<Option<Detection>> {
-    if (gray.cols().max(gray.rows()) as f64) <= 1.5 * FINE_WORK_SIDE {
+    if (gray.cols().max(gray.rows()) as f64) <= WORK_SIDE {
         return Ok(None);
     }
     find_grid_at(gray, Look::Only, Scale::FINEST)
