@@ -12,8 +12,8 @@ mod common;
 use std::time::Instant;
 
 use common::{
-    FailedGrid, Sample, Score, cover, evaluate, kubiesa_val, median, pipeline, puzzles_together,
-    wicht, wicht_held_out,
+    FailedGrid, Sample, Score, cover, evaluate, kubiesa_val, median, off_nearest, pipeline,
+    puzzles_together, wicht, wicht_held_out,
 };
 use sudoku_ar::photo::{PhotoPipeline, StageTimes};
 
@@ -151,11 +151,7 @@ fn every_puzzle(pipeline: &mut PhotoPipeline, wicht: &[&Sample], kubiesa: &[&Sam
         };
         total += truth.len();
         for puzzle in found.iter().filter(|p| p.solution.is_some()) {
-            let nearest = truth
-                .iter()
-                .map(|t| puzzle.quad.max_corner_distance(t) / t.mean_side())
-                .fold(f64::INFINITY, f64::min);
-            if nearest < 0.03 {
+            if off_nearest(&puzzle.quad, &truth) < 0.03 {
                 right += 1;
             } else {
                 elsewhere += 1;

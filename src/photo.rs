@@ -201,13 +201,26 @@ impl PhotoPipeline {
         ink: Ink,
         times: &mut StageTimes,
     ) -> Result<Option<Puzzle>> {
+        self.found_and_read(gray, 0.0, times, |gray| {
+            detect::find_large_grid(gray, ink, Look::Only)
+        })
+    }
+
+    /// The grid `search` finds in `gray` (laid in a `margin`), read; the search's time counted
+    /// as detection.
+    fn found_and_read(
+        &mut self,
+        gray: &Mat,
+        margin: f64,
+        times: &mut StageTimes,
+        search: impl FnOnce(&Mat) -> Result<Option<Detection>>,
+    ) -> Result<Option<Puzzle>> {
         let start = Instant::now();
-        let detection = detect::find_large_grid(gray, ink, Look::Only)?;
+        let found = search(gray)?;
         times.detect += start.elapsed();
-        match detection {
-            Some(detection) => Ok(Some(self.read(gray, 0.0, &detection, times)?)),
-            None => Ok(None),
-        }
+        found
+            .map(|found| self.read(gray, margin, &found, times))
+            .transpose()
     }
 
     /// [`PhotoPipeline::process`] on the picture in gray; adds to `times`.
@@ -256,23 +269,16 @@ impl PhotoPipeline {
 
     /// The puzzle found by the third, finest search of a large picture
     /// ([`detect::find_smallest_grid`]), when the others found none, or none that adds up, if
-    /// it is solved; `gray` laid in a `margin`.
+    /// it is solved: outlines this small are many in a large picture (a table, a calendar), and
+    /// one that reads as no puzzle is none. `gray` is laid in a `margin`.
     fn process_smallest(
         &mut self,
         gray: &Mat,
         margin: f64,
         times: &mut StageTimes,
     ) -> Result<Option<Puzzle>> {
-        let start = Instant::now();
-        let found = detect::find_smallest_grid(gray)?;
-        times.detect += start.elapsed();
-        let Some(found) = found else {
-            return Ok(None);
-        };
-        // Outlines this small are many in a large picture (a table, a calendar): one that reads
-        // as no puzzle is none.
-        let puzzle = self.read(gray, margin, &found, times)?;
-        Ok(puzzle.solution.is_some().then_some(puzzle))
+        let found = self.found_and_read(gray, margin, times, detect::find_smallest_grid)?;
+        Ok(found.filter(|puzzle| puzzle.solution.is_some()))
     }
 
     /// Reads and judges the grid `detection` found in `gray`, laid in a `margin`.

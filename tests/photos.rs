@@ -362,10 +362,7 @@ fn every_puzzle_in_a_picture_is_solved_where_it_is() {
             .unwrap();
         total += truth.len();
         for puzzle in puzzles.iter().filter(|p| p.solution.is_some()) {
-            let nearest = truth
-                .iter()
-                .map(|t| puzzle.quad.max_corner_distance(t) / t.mean_side())
-                .fold(f64::INFINITY, f64::min);
+            let nearest = common::off_nearest(&puzzle.quad, &truth);
             if nearest < 0.03 {
                 right += 1;
             } else {

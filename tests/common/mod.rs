@@ -207,20 +207,8 @@ pub fn far_away_on(
     mut frame: opencv::core::Mat,
     (x, y): (i32, i32),
 ) -> (opencv::core::Mat, Quad) {
-    use opencv::{core, imgproc};
-    let corners = sample.corners.expect("published corners");
-    let image = photo::load_image(&sample.path).expect("photo");
-    let scale = side / corners.mean_side();
-    let mut small = core::Mat::default();
-    imgproc::resize(
-        &image,
-        &mut small,
-        core::Size::new(0, 0),
-        scale,
-        scale,
-        imgproc::INTER_AREA,
-    )
-    .expect("resize");
+    use opencv::core;
+    let (small, scale, corners) = shrunk(sample, side);
     let (width, height) = (frame.cols(), frame.rows());
     let roi = core::Rect::new(
         x,
@@ -239,6 +227,35 @@ pub fn far_away_on(
     (frame, moved)
 }
 
+/// `sample`'s photo shrunk so that its grid (by the published corners) is `side` pixels across,
+/// the factor, and the published corners.
+fn shrunk(sample: &Sample, side: f64) -> (opencv::core::Mat, f64, Quad) {
+    use opencv::{core, imgproc};
+    let corners = sample.corners.expect("published corners");
+    let image = photo::load_image(&sample.path).expect("photo");
+    let scale = side / corners.mean_side();
+    let mut small = core::Mat::default();
+    imgproc::resize(
+        &image,
+        &mut small,
+        core::Size::new(0, 0),
+        scale,
+        scale,
+        imgproc::INTER_AREA,
+    )
+    .expect("resize");
+    (small, scale, corners)
+}
+
+/// How far `quad` lies from the nearest of `truth`: its largest corner distance, as a share of
+/// that grid's side.
+pub fn off_nearest(quad: &Quad, truth: &[Quad]) -> f64 {
+    truth
+        .iter()
+        .map(|t| quad.max_corner_distance(t) / t.mean_side())
+        .fold(f64::INFINITY, f64::min)
+}
+
 /// A page of several puzzles: each sample's photo shrunk so that its grid (by the published
 /// corners) is `side` pixels across, cut to a square of 1.4 `side` around the grid, and laid
 /// in rows of `per_row` on a gray picture. Also each grid's published corners, moved alike.
@@ -247,7 +264,7 @@ pub fn puzzles_together(
     side: f64,
     per_row: usize,
 ) -> (opencv::core::Mat, Vec<Quad>) {
-    use opencv::{core, imgproc};
+    use opencv::core;
     let tile = (1.4 * side).round() as i32;
     let rows = samples.len().div_ceil(per_row) as i32;
     let mut frame = core::Mat::new_rows_cols_with_default(
@@ -259,19 +276,7 @@ pub fn puzzles_together(
     .expect("frame");
     let mut corners = Vec::new();
     for (k, sample) in samples.iter().enumerate() {
-        let published = sample.corners.expect("published corners");
-        let image = photo::load_image(&sample.path).expect("photo");
-        let scale = side / published.mean_side();
-        let mut small = core::Mat::default();
-        imgproc::resize(
-            &image,
-            &mut small,
-            core::Size::new(0, 0),
-            scale,
-            scale,
-            imgproc::INTER_AREA,
-        )
-        .expect("resize");
+        let (small, scale, published) = shrunk(sample, side);
         // The tile around the grid's centre, inside the shrunk photo.
         let [cx, cy] = published.centroid();
         let x0 = ((cx * scale) as i32 - tile / 2).clamp(0, (small.cols() - tile).max(0));
