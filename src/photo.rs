@@ -84,6 +84,11 @@ impl Puzzle {
         }
     }
 
+    /// Whether the puzzle is solved and has cells to fill in (not a solution printed whole).
+    pub fn to_fill_in(&self) -> bool {
+        self.solution.is_some() && self.clues.filled() < 81
+    }
+
     /// Cells whose handwritten entry disagrees with the solution, counting only entries the
     /// reader is sure of: telling somebody a right answer is wrong is worse than missing a slip.
     pub fn wrong_entries(&self) -> Vec<usize> {
@@ -183,7 +188,7 @@ impl PhotoPipeline {
                 break;
             }
             cover(&mut rest, &next.quad)?;
-            if found.is_empty() || (next.solution.is_some() && next.clues.filled() < 81) {
+            if found.is_empty() || next.to_fill_in() {
                 found.push(next);
             } else {
                 tracing::debug!(quad = ?next.quad, status = ?next.status, "another grid, no puzzle");
@@ -269,8 +274,9 @@ impl PhotoPipeline {
 
     /// The puzzle found by the third, finest search of a large picture
     /// ([`detect::find_smallest_grid`]), when the others found none, or none that adds up, if
-    /// it is solved: outlines this small are many in a large picture (a table, a calendar), and
-    /// one that reads as no puzzle is none. `gray` is laid in a `margin`.
+    /// it is solved and not printed full: outlines this small are many in a large picture (a
+    /// table, a calendar, yesterday's solution), and one that reads as no puzzle is none.
+    /// `gray` is laid in a `margin`.
     fn process_smallest(
         &mut self,
         gray: &Mat,
@@ -278,7 +284,7 @@ impl PhotoPipeline {
         times: &mut StageTimes,
     ) -> Result<Option<Puzzle>> {
         let found = self.found_and_read(gray, margin, times, detect::find_smallest_grid)?;
-        Ok(found.filter(|puzzle| puzzle.solution.is_some()))
+        Ok(found.filter(Puzzle::to_fill_in))
     }
 
     /// Reads and judges the grid `detection` found in `gray`, laid in a `margin`.
