@@ -169,8 +169,8 @@ impl PhotoPipeline {
     /// kept only when solved and not printed full: what is left of a page once its puzzle is
     /// covered is searched too, and there a grid cut by the picture's edge (yesterday's
     /// solution, a calendar) reads as no puzzle, and yesterday's solution printed whole has
-    /// nothing to fill in.
-    /// `times` is set to the time per stage over all searches.
+    /// nothing to fill in. The solved ones come first, each in the order found (the largest
+    /// first, as a rule). `times` is set to the time per stage over all searches.
     pub fn process_all(&mut self, image: &Mat, times: &mut StageTimes) -> Result<Vec<Puzzle>> {
         *times = StageTimes::default();
         let mut rest = gray_of(image)?;
@@ -194,6 +194,8 @@ impl PhotoPipeline {
                 tracing::debug!(quad = ?next.quad, status = ?next.status, "another grid, no puzzle");
             }
         }
+        // A solved puzzle first: the largest grid found may be one that reads as no puzzle.
+        found.sort_by_key(|p| !p.to_fill_in());
         Ok(found)
     }
 
@@ -266,10 +268,10 @@ impl PhotoPipeline {
                 return Ok(Some(again));
             }
         }
-        match self.process_smallest(gray, margin, times)? {
-            Some(again) if again.solution.is_some() => Ok(Some(again)),
-            _ => Ok(Some(puzzle)),
-        }
+        Ok(Some(
+            self.process_smallest(gray, margin, times)?
+                .unwrap_or(puzzle),
+        ))
     }
 
     /// The puzzle found by the third, finest search of a large picture
@@ -490,7 +492,7 @@ pub fn annotate(image: &mut Mat, puzzle: &Puzzle) -> Result<()> {
 pub enum PhotoReport {
     Read {
         file: String,
-        /// The first puzzle found (the largest, as a rule).
+        /// The first puzzle found (the largest, as a rule; a solved one before one that is not).
         puzzle: Option<Box<PuzzleReport>>,
         /// Any other puzzles in the picture (a book's page); left out when there are none.
         #[serde(skip_serializing_if = "Vec::is_empty")]

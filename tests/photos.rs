@@ -379,6 +379,55 @@ fn every_puzzle_in_a_picture_is_solved_where_it_is() {
     );
 }
 
+/// The largest grid in a picture may read as no puzzle (here its digits are wiped off); a solved
+/// puzzle beside it is reported first (`puzzle` in the JSON), the grid after.
+#[test]
+fn a_solved_puzzle_comes_before_a_larger_grid_that_reads_as_none() {
+    use opencv::core::{Point, Scalar, Vector};
+    use sudoku_ar::geometry::{Homography, Quad};
+    let all = require_data(kubiesa_val(), "kubiesa photos-val", 80);
+    let with_corners: Vec<_> = all.iter().filter(|s| s.corners.is_some()).collect();
+    let frame =
+        core::Mat::new_rows_cols_with_default(1080, 1920, core::CV_8UC3, Scalar::all(110.0))
+            .unwrap();
+    let (frame, wiped) = common::far_away_on(with_corners[0], 420.0, frame, (20, 20));
+    let (mut frame, solved) = common::far_away_on(with_corners[40], 300.0, frame, (1000, 300));
+    // Paper over the middle of every cell of the larger grid: its lines stay, its digits go.
+    let image_from_grid = Homography::from_quads(&Quad::UNIT, &wiped).unwrap();
+    for cell in 0..81 {
+        let (x, y) = ((cell % 9) as f64 / 9.0, (cell / 9) as f64 / 9.0);
+        let middle = Quad([
+            [x, y],
+            [x + 1.0 / 9.0, y],
+            [x + 1.0 / 9.0, y + 1.0 / 9.0],
+            [x, y + 1.0 / 9.0],
+        ]);
+        let points: Vector<Point> = middle
+            .grown(-0.2)
+            .0
+            .iter()
+            .map(|&p| image_from_grid.apply(p))
+            .map(|[x, y]| Point::new(x.round() as i32, y.round() as i32))
+            .collect();
+        let paper = Scalar::all(225.0);
+        opencv::imgproc::fill_convex_poly(&mut frame, &points, paper, opencv::imgproc::LINE_8, 0)
+            .unwrap();
+    }
+    let puzzles = pipeline()
+        .process_all(&frame, &mut StageTimes::default())
+        .unwrap();
+    let first = puzzles.first().expect("a puzzle");
+    assert!(first.solution.is_some(), "first: {:?}", first.status);
+    let off = common::off_nearest(&first.quad, &[solved]);
+    assert!(
+        off < 0.03,
+        "the solved puzzle drawn {:.1}% off",
+        100.0 * off
+    );
+    // The wiped grid, if reported, comes after it, unsolved.
+    assert!(puzzles[1..].iter().all(|p| p.solution.is_none()));
+}
+
 /// Small, soft photos (640x480) of a newspaper page with a crossword of 17 or 21 squares printed
 /// beside a smaller Sudoku (`tests/photos/crossword_beside_*.jpg`, rendered by the script there,
 /// truth from the renderer). Outlined askew (a black square cut its corner short), the
