@@ -177,9 +177,13 @@ impl PhotoPipeline {
         let mut found: Vec<Puzzle> = Vec::new();
         while found.len() < MOST_PUZZLES {
             let mut these = StageTimes::default();
+            // Whatever goes wrong looking for more keeps the puzzles found.
             let next = match found.first() {
                 None => self.process_gray(&rest, &mut these)?,
-                Some(first) => self.process_more(&rest, first.ink, &mut these)?,
+                Some(first) => self
+                    .process_more(&rest, first.ink, &mut these)
+                    .inspect_err(|err| tracing::warn!(%err, "looking for another puzzle"))
+                    .unwrap_or(None),
             };
             times.add(&these);
             let Some(next) = next else { break };
@@ -187,11 +191,15 @@ impl PhotoPipeline {
                 tracing::debug!(quad = ?next.quad, "found again over a puzzle covered: no more");
                 break;
             }
-            cover(&mut rest, &next.quad)?;
+            let covered = cover(&mut rest, &next.quad)
+                .inspect_err(|err| tracing::warn!(%err, "covering a puzzle found"));
             if found.is_empty() || next.to_fill_in() {
                 found.push(next);
             } else {
                 tracing::debug!(quad = ?next.quad, status = ?next.status, "another grid, no puzzle");
+            }
+            if covered.is_err() {
+                break;
             }
         }
         // A solved puzzle first: the largest grid found may be one that reads as no puzzle.
