@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use opencv::core::{Mat, Point, Scalar, Vector};
+use opencv::core::{Mat, Vector};
 use opencv::imgcodecs;
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -187,11 +187,14 @@ impl PhotoPipeline {
             };
             times.add(&these);
             let Some(next) = next else { break };
-            if found.iter().any(|p| overlapping(&p.quad, &next.quad)) {
+            if found
+                .iter()
+                .any(|p| detect::overlapping(&p.quad, &next.quad))
+            {
                 tracing::debug!(quad = ?next.quad, "found again over a puzzle covered: no more");
                 break;
             }
-            let covered = cover(&mut rest, &next.quad)
+            let covered = detect::cover(&mut rest, &next.quad)
                 .inspect_err(|err| tracing::warn!(%err, "covering a puzzle found"));
             if found.is_empty() || next.to_fill_in() {
                 found.push(next);
@@ -348,50 +351,10 @@ impl PhotoPipeline {
 /// page holds up to eight.
 const MOST_PUZZLES: usize = 8;
 
-/// How far around a puzzle found [`cover`] covers, as a share of its side: past its border
-/// and a corner found a little inside it.
-const COVER_MARGIN: f64 = 0.06;
-
 fn gray_of(image: &Mat) -> Result<Mat> {
     let mut gray = Mat::default();
     imgproc::cvt_color(image, &mut gray, imgproc::COLOR_BGR2GRAY, 0)?;
     Ok(gray)
-}
-
-/// Whether two puzzles found overlap: either's centre inside the other.
-fn overlapping(a: &Quad, b: &Quad) -> bool {
-    a.contains(b.centroid()) || b.contains(a.centroid())
-}
-
-/// Covers the puzzle at `quad` in `gray`, and a [`COVER_MARGIN`] around it, with the level of
-/// the paper just around it, so that the search for the next puzzle sees no grid there.
-fn cover(gray: &mut Mat, quad: &Quad) -> Result<()> {
-    let around = quad.grown(COVER_MARGIN);
-    let view = GrayView::new(gray)?;
-    let (w, h) = (view.width as f64, view.height as f64);
-    let mut levels: Vec<u8> = (0..4)
-        .flat_map(|k| {
-            let (a, b) = (around.0[k], around.0[(k + 1) % 4]);
-            (0..100).map(move |i| {
-                let t = i as f64 / 100.0;
-                [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])]
-            })
-        })
-        .filter(|&[x, y]| x >= 0.0 && y >= 0.0 && x < w && y < h)
-        .map(|[x, y]| view.get(x as usize, y as usize))
-        .collect();
-    if levels.is_empty() {
-        return Ok(());
-    }
-    let middle = levels.len() / 2;
-    let level = *levels.select_nth_unstable(middle).1;
-    let points: Vector<Point> = around
-        .0
-        .iter()
-        .map(|&[x, y]| Point::new(x.round() as i32, y.round() as i32))
-        .collect();
-    imgproc::fill_convex_poly(gray, &points, Scalar::all(level as f64), imgproc::LINE_8, 0)?;
-    Ok(())
 }
 
 /// Where the cells are drawn, and whether that is off the print even so: by `quad` and `bend`,
@@ -714,28 +677,6 @@ mod tests {
             .map(|i| (i, puzzle.entries.0[i]))
             .collect();
         assert_eq!(entries, vec![(5, 7)]);
-    }
-
-    #[test]
-    fn a_puzzle_covered_is_not_found_again_and_the_one_beside_it_is() {
-        use crate::recognize::detect::tests::drawn_grid;
-        let mut page = drawn_grid(900, 500, 40, 60, 360);
-        // A second grid beside the first, smaller.
-        let second = drawn_grid(360, 360, 20, 20, 300);
-        second
-            .copy_to(
-                &mut Mat::roi_mut(&mut page, opencv::core::Rect::new(500, 80, 360, 360)).unwrap(),
-            )
-            .unwrap();
-        let find = |gray: &Mat| detect::find_large_grid(gray, Ink::Dark, Look::Only).unwrap();
-        let first = find(&page).expect("the larger grid");
-        assert!(first.quad.contains([220.0, 240.0]), "{:?}", first.quad);
-        cover(&mut page, &first.quad).unwrap();
-        let next = find(&page).expect("the grid beside it");
-        assert!(next.quad.contains([670.0, 250.0]), "{:?}", next.quad);
-        assert!(!overlapping(&first.quad, &next.quad));
-        cover(&mut page, &next.quad).unwrap();
-        assert_eq!(find(&page), None);
     }
 
     #[test]

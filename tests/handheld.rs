@@ -125,14 +125,14 @@ fn noise_that_once_drew_a_cell_off_draws_nothing_off() {
 #[test]
 fn a_puzzle_held_far_from_the_camera_is_found_and_solved_in_video() {
     use sudoku_ar::recognize::verdict::Status;
-    use sudoku_ar::video::vision::Vision;
+    use sudoku_ar::video::several::Visions;
     let samples = common::kubiesa_val();
     let sample = samples
         .iter()
         .find(|s| s.path.ends_with("01_31_iphone_14_0.jpg"))
         .expect("kubiesa photos-val in ../shared/data (or set SUDOKU_DATA)");
     let (frame, expected) = common::far_away(sample, 160.0);
-    let mut vision = Vision::new(common::pipeline_reader());
+    let mut vision = Visions::new(common::pipeline_reader());
     let solved_from = (0..12).find(|_| {
         let view = vision.process(&frame).expect("frame");
         view.puzzle.is_some_and(|p| {
@@ -145,4 +145,44 @@ fn a_puzzle_held_far_from_the_camera_is_found_and_solved_in_video() {
         solved_from.is_some_and(|i| i < 8),
         "solved from {solved_from:?}"
     );
+}
+
+/// Two puzzles side by side in view (a newspaper prints two, a book four to a page): both are
+/// followed and solved, each drawn on its own grid; before session 35 only the first was.
+#[test]
+fn two_puzzles_in_view_are_both_solved_in_video() {
+    use sudoku_ar::video::several::Visions;
+    let samples = common::kubiesa_val();
+    let pair: Vec<_> = ["01_28_iphone_14_0.jpg", "02_02_iphone_14_0.jpg"]
+        .iter()
+        .map(|name| {
+            samples
+                .iter()
+                .find(|s| s.path.ends_with(name))
+                .expect("kubiesa photos-val in ../shared/data (or set SUDOKU_DATA)")
+        })
+        .collect();
+    let (frame, truth) = common::puzzles_together(&pair, 300.0, 2);
+    let mut vision = Visions::new(common::pipeline_reader());
+    let mut both_from = None;
+    for i in 0..12 {
+        let view = vision.process(&frame).expect("frame");
+        let drawn: Vec<_> = view
+            .puzzle
+            .iter()
+            .chain(&view.others)
+            .filter(|p| p.solved.is_some())
+            .collect();
+        for p in &drawn {
+            let off = common::off_nearest(&p.quad, &truth);
+            assert!(off < 0.03, "frame {i}: drawn {:.1}% off", 100.0 * off);
+        }
+        let apart = drawn.len() == 2
+            && drawn[0].quad.max_corner_distance(&drawn[1].quad) > 0.5 * truth[0].mean_side();
+        if apart && both_from.is_none() {
+            both_from = Some(i);
+        }
+    }
+    // Measured: both from frame 0 (the second stage looks on the first frame).
+    assert!(both_from.is_some_and(|i| i < 8), "both from {both_from:?}");
 }

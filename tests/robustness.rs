@@ -9,7 +9,7 @@ use opencv::core::{self, Mat, Scalar, Size};
 use opencv::imgproc;
 use sudoku_ar::photo;
 use sudoku_ar::recognize::read::DigitReader;
-use sudoku_ar::video::vision::Vision;
+use sudoku_ar::video::several::Visions;
 
 /// A random picture: noise, a flat colour, stripes, or a grid-like pattern, at a random size.
 fn random_picture(random: &mut Random) -> Mat {
@@ -118,7 +118,7 @@ fn corrupted_photos_are_errors_or_readings_never_panics() {
 
 #[test]
 fn random_frames_of_changing_sizes_never_panic_the_vision_stage() {
-    let mut vision = Vision::new(DigitReader::builtin().unwrap());
+    let mut vision = Visions::new(DigitReader::builtin().unwrap());
     let mut random = Random::new(13);
     // A real page among the noise, so that tracking and reading run too, cut by resolution
     // changes mid-stream.

@@ -455,6 +455,47 @@ fn dilated(mask: &Mat) -> Result<Mat> {
     Ok(out)
 }
 
+/// How far around a puzzle found [`cover`] covers, as a share of its side: past its border
+/// and a corner found a little inside it.
+const COVER_MARGIN: f64 = 0.06;
+
+/// Whether two grids found overlap: either's centre inside the other.
+pub fn overlapping(a: &Quad, b: &Quad) -> bool {
+    a.contains(b.centroid()) || b.contains(a.centroid())
+}
+
+/// Covers the grid at `quad` in `gray`, and a [`COVER_MARGIN`] around it, with the level of
+/// the paper just around it, so that a search for another grid (another puzzle on the page)
+/// sees none there.
+pub fn cover(gray: &mut Mat, quad: &Quad) -> Result<()> {
+    let around = quad.grown(COVER_MARGIN);
+    let view = GrayView::new(gray)?;
+    let (w, h) = (view.width as f64, view.height as f64);
+    let mut levels: Vec<u8> = (0..4)
+        .flat_map(|k| {
+            let (a, b) = (around.0[k], around.0[(k + 1) % 4]);
+            (0..100).map(move |i| {
+                let t = i as f64 / 100.0;
+                [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])]
+            })
+        })
+        .filter(|&[x, y]| x >= 0.0 && y >= 0.0 && x < w && y < h)
+        .map(|[x, y]| view.get(x as usize, y as usize))
+        .collect();
+    if levels.is_empty() {
+        return Ok(());
+    }
+    let middle = levels.len() / 2;
+    let level = *levels.select_nth_unstable(middle).1;
+    let points: Vector<Point> = around
+        .0
+        .iter()
+        .map(|&[x, y]| Point::new(x.round() as i32, y.round() as i32))
+        .collect();
+    imgproc::fill_convex_poly(gray, &points, Scalar::all(level as f64), imgproc::LINE_8, 0)?;
+    Ok(())
+}
+
 /// The four-cornered outlines of dark shapes in `gray`, largest first.
 pub fn outline_candidates(gray: &Mat) -> Result<Vec<Quad>> {
     outlines(&ink_mask(gray)?, Scale::COARSE.smallest)
@@ -1566,5 +1607,24 @@ pub(crate) mod tests {
         // Samples of -(x - 0.25)^2 at -1, 0, 1.
         let f = |x: f64| -(x - 0.25f64).powi(2);
         assert!((parabola_peak(f(-1.0), f(0.0), f(1.0)) - 0.25).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_puzzle_covered_is_not_found_again_and_the_one_beside_it_is() {
+        let mut page = drawn_grid(900, 500, 40, 60, 360);
+        // A second grid beside the first, smaller.
+        let second = drawn_grid(360, 360, 20, 20, 300);
+        second
+            .copy_to(&mut Mat::roi_mut(&mut page, Rect::new(500, 80, 360, 360)).unwrap())
+            .unwrap();
+        let find = |gray: &Mat| find_large_grid(gray, Ink::Dark, Look::Only).unwrap();
+        let first = find(&page).expect("the larger grid");
+        assert!(first.quad.contains([220.0, 240.0]), "{:?}", first.quad);
+        cover(&mut page, &first.quad).unwrap();
+        let next = find(&page).expect("the grid beside it");
+        assert!(next.quad.contains([670.0, 250.0]), "{:?}", next.quad);
+        assert!(!overlapping(&first.quad, &next.quad));
+        cover(&mut page, &next.quad).unwrap();
+        assert_eq!(find(&page), None);
     }
 }

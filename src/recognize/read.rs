@@ -1,7 +1,7 @@
 //! Reading the 81 cells with the digit model through ONNX Runtime.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use ndarray::ArrayView4;
 use ort::session::Session;
@@ -153,6 +153,9 @@ pub fn argmax(values: &[f32; CLASSES]) -> usize {
 /// The digit model, ready to run.
 pub struct DigitReader {
     session: Session,
+    /// The model, and its name for errors: another reader is made from them.
+    model: Arc<[u8]>,
+    name: PathBuf,
 }
 
 impl DigitReader {
@@ -185,8 +188,17 @@ impl DigitReader {
             .map_err(model_error)?
             .commit_from_memory(bytes)
             .map_err(model_error)?;
-        let reader = DigitReader { session };
-        Ok(reader)
+        Ok(DigitReader {
+            session,
+            model: bytes.into(),
+            name: name.into(),
+        })
+    }
+
+    /// Another reader of the same model (a session of its own), for another puzzle followed in
+    /// live video.
+    pub fn try_clone(&self) -> Result<Self> {
+        Self::from_bytes(&self.model, &self.name)
     }
 
     /// Classifies a batch of cells shaped `[N, 1, CELL, CELL]`, values 0 to 255.

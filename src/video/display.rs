@@ -35,11 +35,16 @@ pub struct Painter {
 
 impl Painter {
     /// Draws `view` onto `image`: the solution's digits when they are to be drawn, else a thin
-    /// outline of the grid being read or solved (orange) or judged unsolvable or ambiguous (red).
+    /// outline of the grid being read or solved (orange) or judged unsolvable or ambiguous (red);
+    /// and the digits of the other puzzles in view solved.
     pub fn paint(&mut self, image: &mut Mat, view: &FrameView) -> Result<()> {
-        let Some(puzzle) = &view.puzzle else {
-            return Ok(());
-        };
+        for puzzle in view.puzzle.iter().chain(&view.others) {
+            self.paint_puzzle(image, puzzle)?;
+        }
+        Ok(())
+    }
+
+    fn paint_puzzle(&mut self, image: &mut Mat, puzzle: &PuzzleView) -> Result<()> {
         if let Some(known) = &puzzle.solved
             && let Some(solution) = &known.solution
         {
@@ -95,6 +100,9 @@ impl Painter {
 pub struct JsonFrame {
     pub frame: u64,
     pub puzzle: Option<JsonPuzzle>,
+    /// Other puzzles in view, solved and drawn on the frame; left out when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub others: Vec<JsonPuzzle>,
 }
 
 #[derive(Debug, Serialize)]
@@ -122,6 +130,7 @@ impl JsonFrame {
         JsonFrame {
             frame,
             puzzle: view.puzzle.as_ref().map(JsonPuzzle::from),
+            others: view.others.iter().map(JsonPuzzle::from).collect(),
         }
     }
 }
@@ -454,6 +463,7 @@ mod tests {
                 wrong,
                 covered: false,
             }),
+            others: Vec::new(),
             times: VisionTimes::default(),
         };
         let mut painter = Painter::default();
@@ -483,6 +493,32 @@ mod tests {
     }
 
     #[test]
+    fn other_puzzles_are_in_the_json_line_only_when_there_are_some() {
+        let view = FrameView::default();
+        let line = serde_json::to_string(&JsonFrame::new(7, &view)).unwrap();
+        assert_eq!(line, r#"{"frame":7,"puzzle":null}"#);
+        let other = PuzzleView {
+            quad: Quad([[0.0, 0.0], [9.0, 0.0], [9.0, 9.0], [0.0, 9.0]]),
+            bend: None,
+            clues: Grid::EMPTY,
+            state: LiveState::Solved,
+            solved: None,
+            entries: Grid::EMPTY,
+            wrong: Grid::EMPTY,
+            covered: false,
+        };
+        let view = FrameView {
+            others: vec![other],
+            ..FrameView::default()
+        };
+        let line = serde_json::to_string(&JsonFrame::new(7, &view)).unwrap();
+        assert!(
+            line.contains(r#""others":[{"corners":[[0.0,0.0]"#),
+            "{line}"
+        );
+    }
+
+    #[test]
     fn a_solved_puzzle_whose_digits_are_held_back_is_outlined_as_at_work_not_as_unsolvable() {
         let quad = Quad([[45.0, 45.0], [855.0, 45.0], [855.0, 855.0], [45.0, 855.0]]);
         let outline_of = |state| {
@@ -497,6 +533,7 @@ mod tests {
                     wrong: Grid::EMPTY,
                     covered: false,
                 }),
+                others: Vec::new(),
                 times: VisionTimes::default(),
             };
             let mut image =

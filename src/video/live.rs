@@ -18,7 +18,8 @@ use crate::error::{Error, Result};
 use crate::recognize::read::DigitReader;
 use crate::video::capture::{self, CaptureEnd, CaptureReport, Frame, FrameSource, Pacing};
 use crate::video::display::{JsonFrame, JsonLines, Painter, Request, VideoOut, Window};
-use crate::video::vision::{FrameView, Vision};
+use crate::video::several::Visions;
+use crate::video::vision::FrameView;
 
 /// How a run is shown and recorded.
 pub struct Options {
@@ -230,7 +231,7 @@ fn vision_loop(
     frames: Receiver<Frame>,
     views: Sender<(Frame, FrameView)>,
 ) -> Result<(Timings, usize)> {
-    let mut vision = Vision::new(reader?);
+    let mut vision = Visions::new(reader?);
     let mut timings = Timings::default();
     for frame in frames {
         let view = vision.process(&frame.image)?;
@@ -245,7 +246,7 @@ fn vision_loop(
             break;
         }
     }
-    Ok((timings, vision.known().len()))
+    Ok((timings, vision.puzzles_read()))
 }
 
 fn display_loop(

@@ -2,11 +2,12 @@
 //! follow it with [`track`], recognize and solve its puzzle once with [`crate::recognize`],
 //! tell puzzles seen before with [`known`]),
 //! and [`display`] draws the solution onto each frame (window, video file, JSON lines); [`live`]
-//! runs the three as threads.
+//! runs the three as threads. [`several`] runs a vision stage for each puzzle in view.
 
 pub mod capture;
 pub mod display;
 pub mod known;
 pub mod live;
+pub mod several;
 pub mod track;
 pub mod vision;

@@ -93,6 +93,9 @@ const DISPUTED_CORRECTION: f64 = 0.01;
 #[derive(Debug, Clone, Default)]
 pub struct FrameView {
     pub puzzle: Option<PuzzleView>,
+    /// Other puzzles in view whose solution is drawn on this frame
+    /// ([`crate::video::several`]).
+    pub others: Vec<PuzzleView>,
     pub times: VisionTimes,
 }
 
@@ -647,19 +650,59 @@ impl Vision {
         }
     }
 
+    /// The same, numbering the puzzles it reads from `first_id` on: puzzles read by different
+    /// stages (several puzzles in view, [`crate::video::several`]) never share an id.
+    pub fn numbering_from(self, first_id: u64) -> Vision {
+        Vision {
+            next_id: first_id,
+            ..self
+        }
+    }
+
     /// Puzzles solved so far: the cache.
     pub fn known(&self) -> &[Arc<Known>] {
         &self.known
     }
 
+    /// The digit reader.
+    pub fn reader(&self) -> &DigitReader {
+        &self.reader
+    }
+
+    /// Whether a grid is being followed.
+    pub fn is_following(&self) -> bool {
+        self.track.is_some()
+    }
+
+    /// Whether the grid followed is a puzzle solved.
+    pub fn follows_a_solved_puzzle(&self) -> bool {
+        matches!(
+            self.track.as_ref().map(|t| &t.identity),
+            Some(Identity::Known(known)) if known.solution.is_some()
+        )
+    }
+
+    /// Stops following the grid (another stage follows it); what was learnt stays.
+    pub fn let_go(&mut self) {
+        self.track = None;
+    }
+
     /// Finds or follows the puzzle in a BGR frame.
     pub fn process(&mut self, frame: &Mat) -> Result<FrameView> {
         let start = Instant::now();
-        let mut times = VisionTimes::default();
         let mut gray = Mat::default();
         imgproc::cvt_color(frame, &mut gray, imgproc::COLOR_BGR2GRAY, 0)?;
-        let current = TrackFrame::new(&gray)?;
-        let mut outline = FrameOutline::new(&gray);
+        let mut view = self.process_gray(&gray)?;
+        view.times.total = start.elapsed();
+        Ok(view)
+    }
+
+    /// Finds or follows the puzzle in a frame in gray.
+    pub fn process_gray(&mut self, gray: &Mat) -> Result<FrameView> {
+        let start = Instant::now();
+        let mut times = VisionTimes::default();
+        let current = TrackFrame::new(gray)?;
+        let mut outline = FrameOutline::new(gray);
         self.follow(&current, &mut outline, &mut times)?;
         match self.track.as_ref().map(|t| &t.identity) {
             None => self.search(&current, &mut outline, &mut times)?,
@@ -675,12 +718,16 @@ impl Vision {
         // Part of tracking: whether the grid drawn where the track has it lies on the print.
         let checked = Instant::now();
         let looked_at = self.previous.as_ref();
-        let puzzle = self.track.as_mut().map(|t| view_of(t, &gray, looked_at));
+        let puzzle = self.track.as_mut().map(|t| view_of(t, gray, looked_at));
         if let Some(track_time) = times.track.as_mut() {
             *track_time += checked.elapsed();
         }
         times.total = start.elapsed();
-        Ok(FrameView { puzzle, times })
+        Ok(FrameView {
+            puzzle,
+            others: Vec::new(),
+            times,
+        })
     }
 
     fn follow(

@@ -1023,7 +1023,7 @@ pub struct Run {
 /// Feeds every frame of `camera`'s clip through a fresh vision stage.
 pub fn run(reader: sudoku_ar::recognize::read::DigitReader, camera: &Camera) -> Run {
     use super::videos::{SeenFrame, SeenPuzzle};
-    let mut vision = sudoku_ar::video::vision::Vision::new(reader);
+    let mut vision = sudoku_ar::video::several::Visions::new(reader);
     let mut run = Run {
         truth: Vec::new(),
         seen: Vec::new(),
@@ -1048,15 +1048,17 @@ pub fn run(reader: sudoku_ar::recognize::read::DigitReader, camera: &Camera) -> 
             run.legible_from = Some(i as u64);
         }
         run.truth.push(truth);
+        let seen = |p: sudoku_ar::video::vision::PuzzleView| SeenPuzzle {
+            corners: p.quad.0,
+            clues: p.clues.to_string(),
+            solution: p.solved.and_then(|k| k.solution).map(|s| s.to_string()),
+            status: p.state.as_str().to_string(),
+            wrong_entries: p.wrong.filled_cells(),
+        };
         run.seen.push(SeenFrame {
             frame: i as u64,
-            puzzle: view.puzzle.map(|p| SeenPuzzle {
-                corners: p.quad.0,
-                clues: p.clues.to_string(),
-                solution: p.solved.and_then(|k| k.solution).map(|s| s.to_string()),
-                status: p.state.as_str().to_string(),
-                wrong_entries: p.wrong.filled_cells(),
-            }),
+            puzzle: view.puzzle.map(seen),
+            others: view.others.into_iter().map(seen).collect(),
         });
     }
     run

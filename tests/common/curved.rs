@@ -207,7 +207,7 @@ pub fn frames_drawn(pages: &[CurvedPage], noise: u64) -> Vec<FrameDrawn> {
         let mut clip = Clip::new(Script::Handheld, vec![i], &names, 900 + i as u64);
         clip.noise_seed = Some(noise);
         let camera = Camera::new(&camera_pages, &clip).expect("camera");
-        let mut vision = sudoku_ar::video::vision::Vision::new(super::pipeline_reader());
+        let mut vision = sudoku_ar::video::several::Visions::new(super::pipeline_reader());
         for f in 0..clip.frames {
             let (frame, _) = camera.frame(f).expect("frame");
             let view = vision.process(&frame).expect("vision");

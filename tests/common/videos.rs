@@ -34,6 +34,19 @@ pub struct TruthPuzzle {
 pub struct SeenFrame {
     pub frame: u64,
     pub puzzle: Option<SeenPuzzle>,
+    /// Other puzzles in view, solved and drawn (absent when there are none).
+    #[serde(default)]
+    pub others: Vec<SeenPuzzle>,
+}
+
+impl SeenFrame {
+    /// The puzzles whose solution (or some of its digits) the frame draws.
+    pub fn drawn(&self) -> impl Iterator<Item = &SeenPuzzle> {
+        self.puzzle
+            .iter()
+            .chain(&self.others)
+            .filter(|p| p.solution.is_some())
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -157,41 +170,42 @@ pub fn score(truth: &[TruthFrame], seen: &[SeenFrame]) -> VideoScore {
     // Whether a frame draws truth puzzle `p`'s solution (`whole`, or some of its digits)
     // within `within`.
     let drawn_right = |frame: u64, p: &TruthPuzzle, within: f64, whole: bool| -> bool {
-        seen_at
-            .get(&frame)
-            .and_then(|s| s.puzzle.as_ref())
-            .is_some_and(|s| {
+        seen_at.get(&frame).is_some_and(|s| {
+            s.drawn().any(|s| {
                 s.solution
                     .as_deref()
                     .is_some_and(|d| drawn_of(d, &p.solution, whole))
                     && corner_error(&s.corners, &p.corners) <= within
             })
+        })
     };
     for t in truth {
-        let drawn = seen_at
-            .get(&t.frame)
-            .and_then(|s| s.puzzle.as_ref())
-            .filter(|p| p.solution.is_some());
-        let Some(d) = drawn else { continue };
-        if t.puzzles.is_empty() {
-            score.phantom_frames.push(t.frame);
+        let Some(seen) = seen_at.get(&t.frame) else {
             continue;
-        }
-        let matching = t.puzzles.iter().find(|p| {
-            d.solution
-                .as_deref()
-                .is_some_and(|d| drawn_of(d, &p.solution, false))
-        });
-        match matching {
-            Some(p) => {
-                let e = corner_error(&d.corners, &p.corners);
-                score.corner_errors.push(e);
-                score.worst_corner_error = score.worst_corner_error.max(e);
-                if e > WRONG_PLACE {
-                    score.wrong_frames.push(t.frame);
-                }
+        };
+        let mut wrong = false;
+        for d in seen.drawn() {
+            if t.puzzles.is_empty() {
+                score.phantom_frames.push(t.frame);
+                break;
             }
-            None => score.wrong_frames.push(t.frame),
+            let matching = t.puzzles.iter().find(|p| {
+                d.solution
+                    .as_deref()
+                    .is_some_and(|d| drawn_of(d, &p.solution, false))
+            });
+            match matching {
+                Some(p) => {
+                    let e = corner_error(&d.corners, &p.corners);
+                    score.corner_errors.push(e);
+                    score.worst_corner_error = score.worst_corner_error.max(e);
+                    wrong |= e > WRONG_PLACE;
+                }
+                None => wrong = true,
+            }
+        }
+        if wrong {
+            score.wrong_frames.push(t.frame);
         }
     }
     // Appearances: runs of consecutive frames in which a puzzle is (partly) in view.

@@ -1,0 +1,144 @@
+//! Every puzzle in view: a newspaper prints two side by side, a puzzle book four to a page.
+//!
+//! One [`Vision`] follows one puzzle. [`Visions`] runs one on each frame as it is, exactly the
+//! single-puzzle stage (the first puzzle found, the largest as a rule), and one more for each
+//! other puzzle in view, each looking at the frame with the grids followed before it covered
+//! ([`detect::cover`]), so that none follows a grid another does. A further one looks for
+//! another puzzle every few frames while the first is followed. The others' solutions are
+//! drawn only once solved: a grid they read without a verdict is not shown at all.
+
+use std::time::{Duration, Instant};
+
+use opencv::core::Mat;
+use opencv::imgproc;
+
+use crate::error::Result;
+use crate::geometry::Quad;
+use crate::recognize::detect;
+use crate::recognize::read::DigitReader;
+use crate::video::vision::{FrameView, Vision};
+
+/// The most puzzles followed at once besides the first: a book's double page holds up to
+/// eight, of which a camera frames a few.
+const MOST_OTHERS: usize = 3;
+
+/// Every how many frames a stage with no grid looks for another puzzle, while a first one is
+/// followed (a search costs 3-10 ms on a 1080p frame).
+const LOOK_EVERY: u64 = 5;
+
+/// The ids of each stage's puzzles start this far apart (see [`Vision::numbering_from`]).
+const IDS_APART: u64 = 1 << 40;
+
+/// The vision stage for every puzzle in view; feed it every frame in order.
+pub struct Visions {
+    /// Follows the first puzzle found, on the frames as they are.
+    first: Vision,
+    /// Follow the other puzzles; the last may be looking for one.
+    others: Vec<Vision>,
+    /// Stages made so far (their puzzles' ids start `IDS_APART` apart).
+    made: u64,
+    frame: u64,
+}
+
+impl Visions {
+    pub fn new(reader: DigitReader) -> Visions {
+        Visions {
+            first: Vision::new(reader),
+            others: Vec::new(),
+            made: 1,
+            frame: 0,
+        }
+    }
+
+    /// How many puzzles have been read and judged, by all stages.
+    pub fn puzzles_read(&self) -> usize {
+        self.first.known().len() + self.others.iter().map(|v| v.known().len()).sum::<usize>()
+    }
+
+    /// Finds or follows every puzzle in a BGR frame: the first as [`Vision::process`] would,
+    /// the others solved in `others`.
+    pub fn process(&mut self, frame: &Mat) -> Result<FrameView> {
+        let start = Instant::now();
+        let mut gray = Mat::default();
+        imgproc::cvt_color(frame, &mut gray, imgproc::COLOR_BGR2GRAY, 0)?;
+        // The first puzzle lost while another is followed solved: that one is followed as the
+        // first (not found again by the first stage and read again, while its own lets go).
+        if !self.first.is_following()
+            && let Some(k) = self.others.iter().position(Vision::follows_a_solved_puzzle)
+        {
+            std::mem::swap(&mut self.first, &mut self.others[k]);
+        }
+        let mut view = self.first.process_gray(&gray)?;
+        let mut followed: Vec<Quad> = view.puzzle.iter().map(|p| p.quad).collect();
+        // With nothing followed, the first stage searches the whole frame alone.
+        let look = !followed.is_empty() && self.frame.is_multiple_of(LOOK_EVERY);
+        if look {
+            self.keep_one_looking()?;
+        }
+        self.follow_others(&gray, &mut followed, &mut view, look)?;
+        self.frame += 1;
+        view.times.total = start.elapsed();
+        Ok(view)
+    }
+
+    /// Makes sure one stage is free to look for another puzzle, up to [`MOST_OTHERS`].
+    fn keep_one_looking(&mut self) -> Result<()> {
+        let looking = self.others.iter().filter(|v| !v.is_following()).count();
+        if looking == 0 && self.others.len() < MOST_OTHERS {
+            let reader = self.first.reader().try_clone()?;
+            let ids = self.made * IDS_APART;
+            self.made += 1;
+            self.others.push(Vision::new(reader).numbering_from(ids));
+        }
+        Ok(())
+    }
+
+    /// Runs the other stages following a grid on `gray`, and one with none when `look`, each
+    /// with the grids `followed` so far covered and adding its own; the solved ones' views go
+    /// to `view`.
+    fn follow_others(
+        &mut self,
+        gray: &Mat,
+        followed: &mut Vec<Quad>,
+        view: &mut FrameView,
+        mut look: bool,
+    ) -> Result<()> {
+        for other in &mut self.others {
+            // A stage with no grid needs no frames in between.
+            if !other.is_following() {
+                if !look {
+                    continue;
+                }
+                look = false;
+            }
+            let mut rest = gray.clone();
+            for quad in followed.iter() {
+                detect::cover(&mut rest, quad)?;
+            }
+            let seen = other.process_gray(&rest)?;
+            let times = &mut view.times;
+            let add = |mine: &mut Option<Duration>, theirs: Option<Duration>| {
+                if let Some(theirs) = theirs {
+                    *mine = Some(mine.unwrap_or_default() + theirs);
+                }
+            };
+            add(&mut times.detect, seen.times.detect);
+            add(&mut times.track, seen.times.track);
+            add(&mut times.read, seen.times.read);
+            if let Some(puzzle) = seen.puzzle {
+                if followed
+                    .iter()
+                    .any(|q| detect::overlapping(q, &puzzle.quad))
+                {
+                    other.let_go();
+                    continue;
+                }
+                followed.push(puzzle.quad);
+                if puzzle.solved.is_some() {
+                    view.others.push(puzzle);
+                }
+            }
+        }
+        Ok(())
+    }
+}
