@@ -22,8 +22,8 @@ use crate::video::vision::{FrameView, Vision};
 /// eight, of which a camera frames a few.
 const MOST_OTHERS: usize = 3;
 
-/// Every how many frames a stage with no grid looks for another puzzle, while a first one is
-/// followed (a search costs 3-10 ms on a 1080p frame).
+/// At most every how many frames a stage with no grid looks for another puzzle, while a first
+/// one is followed (a search costs 3-15 ms on a 1080p frame).
 const LOOK_EVERY: u64 = 5;
 
 /// The ids of each stage's puzzles start this far apart (see [`Vision::numbering_from`]).
@@ -37,7 +37,8 @@ pub struct Visions {
     others: Vec<Vision>,
     /// Stages made so far (their puzzles' ids start `IDS_APART` apart).
     made: u64,
-    frame: u64,
+    /// Frames since a stage last looked for another puzzle.
+    since_look: u64,
 }
 
 impl Visions {
@@ -46,7 +47,7 @@ impl Visions {
             first: Vision::new(reader),
             others: Vec::new(),
             made: 1,
-            frame: 0,
+            since_look: LOOK_EVERY,
         }
     }
 
@@ -70,13 +71,19 @@ impl Visions {
         }
         let mut view = self.first.process_gray(&gray)?;
         let mut followed: Vec<Quad> = view.puzzle.iter().map(|p| p.quad).collect();
-        // With nothing followed, the first stage searches the whole frame alone.
-        let look = !followed.is_empty() && self.frame.is_multiple_of(LOOK_EVERY);
+        // With nothing followed, the first stage searches the whole frame alone; a search for
+        // another puzzle waits for a frame on which the first stage only followed its grid (a
+        // search and a reading on one 1080p frame took 32 ms).
+        self.since_look += 1;
+        let look = !followed.is_empty()
+            && self.since_look >= LOOK_EVERY
+            && view.times.detect.is_none()
+            && view.times.read.is_none();
         if look {
+            self.since_look = 0;
             self.keep_one_looking()?;
         }
         self.follow_others(&gray, &mut followed, &mut view, look)?;
-        self.frame += 1;
         view.times.total = start.elapsed();
         Ok(view)
     }
@@ -88,7 +95,8 @@ impl Visions {
             let reader = self.first.reader().try_clone()?;
             let ids = self.made * IDS_APART;
             self.made += 1;
-            self.others.push(Vision::new(reader).numbering_from(ids));
+            let other = Vision::new(reader).numbering_from(ids);
+            self.others.push(other.beside_another());
         }
         Ok(())
     }
