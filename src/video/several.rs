@@ -142,7 +142,8 @@ impl Visions {
                     continue;
                 }
                 followed.push(puzzle.quad);
-                if puzzle.solved.is_some() {
+                // Yesterday's solution printed whole beside the puzzle has nothing to fill in.
+                if puzzle.solved.is_some() && puzzle.clues.filled() < 81 {
                     view.others.push(puzzle);
                 }
             }
