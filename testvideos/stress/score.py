@@ -35,28 +35,37 @@ def main():
     with open(a.result) as f:
         for line in f:
             r = json.loads(line)
-            p = r.get('puzzle')
-            if not p or not p.get('solution'):
-                continue
-            i, sol = r['frame'], p['solution']
-            which = [n for n in photos
-                     if all(not 1 <= labels[n][c] <= 9 or int(sol[c]) == labels[n][c]
-                            for c in range(81))]
-            if len(which) != 1:
-                wrong.append(i)
-                continue
-            t = np.array(next(q['corners'] for q in truth[i]['puzzles'] if q['photo'] == which[0]))
-            s = np.array(p['corners'])
-            side = np.mean([np.linalg.norm(t[k] - t[(k + 1) % 4]) for k in range(4)])
-            # The app names corners from the puzzle's top-left, the truth from the photo's.
-            err = min(np.max(np.linalg.norm(np.roll(s, k, 0) - t, axis=1))
-                      for k in range(4)) / side * 100
-            cell = np.nan
-            q = next(q for q in truth[i]['puzzles'] if q['photo'] == which[0])
-            if 'lattice' in q and p.get('lattice'):
-                cell = cell_error(np.array(q['lattice']).reshape(10, 10, 2),
-                                  np.array(p['lattice'])) / side * 100
-            drawn[which[0]].append((i, err, cell))
+            for p in [r.get('puzzle')] + r.get('others', []):
+                if p and p.get('solution'):
+                    score_drawn(r['frame'], p, photos, labels, truth, drawn, wrong)
+    report(photos, truth, drawn, wrong)
+
+
+def score_drawn(i, p, photos, labels, truth, drawn, wrong):
+    """Adds a puzzle `p` drawn on frame `i` (the first or one of the `others`) to `drawn`, by
+    the photo whose labels it agrees with, or to `wrong`."""
+    sol = p['solution']
+    which = [n for n in photos
+             if all(not 1 <= labels[n][c] <= 9 or int(sol[c]) == labels[n][c]
+                    for c in range(81))]
+    if len(which) != 1:
+        wrong.append(i)
+        return
+    t = np.array(next(q['corners'] for q in truth[i]['puzzles'] if q['photo'] == which[0]))
+    s = np.array(p['corners'])
+    side = np.mean([np.linalg.norm(t[k] - t[(k + 1) % 4]) for k in range(4)])
+    # The app names corners from the puzzle's top-left, the truth from the photo's.
+    err = min(np.max(np.linalg.norm(np.roll(s, k, 0) - t, axis=1))
+              for k in range(4)) / side * 100
+    cell = np.nan
+    q = next(q for q in truth[i]['puzzles'] if q['photo'] == which[0])
+    if 'lattice' in q and p.get('lattice'):
+        cell = cell_error(np.array(q['lattice']).reshape(10, 10, 2),
+                          np.array(p['lattice'])) / side * 100
+    drawn[which[0]].append((i, err, cell))
+
+
+def report(photos, truth, drawn, wrong):
     for name in photos:
         whole = next((t['frame'] for t in truth
                       if any(q['photo'] == name and q['whole'] for q in t['puzzles'])), None)

@@ -2,7 +2,8 @@
 """A stress video not in the test suite: two puzzles side by side on the table (a newspaper
 prints two), the camera on the first, turning to the second (2-4 s) and back (6-8 s), with
 wobble, a little perspective, motion blur and noise. The puzzle meant is the one the camera
-turns to: once the first is cut by the frame's edge, the second should be solved.
+turns to: once the first is cut by the frame's edge, the second should be solved. With
+`--grid 240 --pan 0.5` both stay whole in view, and both should be solved all along.
 
 Writes OUT.mp4 and OUT.truth.json (per frame, per photo: Kubiesa's corners pushed through the
 geometry that drew the frame). Score a replay with `score.py A.jpg B.jpg`.
@@ -27,6 +28,10 @@ def main():
     ap.add_argument('second')
     ap.add_argument('out')
     ap.add_argument('--data', default='../shared/data')
+    ap.add_argument('--grid', type=float, default=360,
+                    help='grid side in pixels (210-240: both pages whole in view)')
+    ap.add_argument('--pan', type=float, default=1.0,
+                    help='share of the turn from one page to the other (0: none)')
     a = ap.parse_args()
     W, H = 960, 540
     pages = []
@@ -45,9 +50,9 @@ def main():
         pages.append((name, img, mask, table_from_photo, table_at))
 
     def frame_from_table(t):
-        s = 360 + 30 * np.sin(0.9 * t)
+        s = a.grid * (1 + np.sin(0.9 * t) / 12)
         u, v = np.clip((t - 2) / 2, 0, 1), np.clip((t - 6) / 2, 0, 1)
-        x = -0.65 + 1.3 * (u * u * (3 - 2 * u)) - 1.3 * (v * v * (3 - 2 * v))
+        x = a.pan * (-0.65 + 1.3 * (u * u * (3 - 2 * u)) - 1.3 * (v * v * (3 - 2 * v)))
         x += 0.03 * np.sin(2.3 * t)
         y = 0.03 * np.sin(1.7 * t)
         ang = 0.08 * np.sin(0.6 * t)
