@@ -39,6 +39,8 @@ pub struct Visions {
     made: u64,
     /// Frames since a stage last looked for another puzzle.
     since_look: u64,
+    /// Where the other stages' grids were on the last frame.
+    followed_by_others: Vec<Quad>,
 }
 
 impl Visions {
@@ -48,6 +50,7 @@ impl Visions {
             others: Vec::new(),
             made: 1,
             since_look: LOOK_EVERY,
+            followed_by_others: Vec::new(),
         }
     }
 
@@ -69,8 +72,13 @@ impl Visions {
         {
             std::mem::swap(&mut self.first, &mut self.others[k]);
         }
+        // Cut by the frame's edge, the first puzzle gives way to another whole in view, but
+        // not to one another stage follows (and draws) already.
+        self.first
+            .leave_alone(std::mem::take(&mut self.followed_by_others));
         let mut view = self.first.process_gray(&gray)?;
         let mut followed: Vec<Quad> = view.puzzle.iter().map(|p| p.quad).collect();
+        let by_first = followed.len();
         // With nothing followed, the first stage searches the whole frame alone; a search for
         // another puzzle waits for a frame on which the first stage only followed its grid (a
         // search and a reading on one 1080p frame took 32 ms).
@@ -84,6 +92,7 @@ impl Visions {
             self.keep_one_looking()?;
         }
         self.follow_others(&gray, &mut followed, &mut view, look)?;
+        self.followed_by_others = followed.split_off(by_first);
         view.times.total = start.elapsed();
         Ok(view)
     }

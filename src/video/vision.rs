@@ -644,6 +644,8 @@ pub struct Vision {
     searches_finely: bool,
     /// The least score ([`detect::grid_score`]) of a grid found to be followed.
     least_score: f64,
+    /// Grids other stages follow (see [`Vision::leave_alone`]).
+    left_alone: Vec<Quad>,
 }
 
 impl Vision {
@@ -657,7 +659,14 @@ impl Vision {
             searched_in_vain: 0,
             searches_finely: true,
             least_score: detect::MIN_GRID_SCORE,
+            left_alone: Vec::new(),
         }
+    }
+
+    /// Grids that other stages follow, as last seen: a puzzle cut by the frame's edge does not
+    /// give way to one of them (see [`crate::video::several`]), which is drawn already.
+    pub fn leave_alone(&mut self, quads: Vec<Quad>) {
+        self.left_alone = quads;
     }
 
     /// The same, as a stage looking for another puzzle beside one followed (see
@@ -948,10 +957,14 @@ impl Vision {
         if !track.cut_for.is_multiple_of(ANOTHER_PUZZLE_EVERY) {
             return Ok(());
         }
-        let Some(found) = outline
-            .found(times)?
-            .filter(|d| outline.inside(&d.quad) && beside(&d.quad, &tracked))
-        else {
+        let followed_elsewhere = |quad: &Quad| {
+            self.left_alone
+                .iter()
+                .any(|other| detect::overlapping(other, quad))
+        };
+        let Some(found) = outline.found(times)?.filter(|d| {
+            outline.inside(&d.quad) && beside(&d.quad, &tracked) && !followed_elsewhere(&d.quad)
+        }) else {
             return Ok(());
         };
         tracing::debug!(
