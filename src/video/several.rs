@@ -35,7 +35,8 @@ pub struct Visions {
     first: Vision,
     /// Follow the other puzzles; the last may be looking for one.
     others: Vec<Vision>,
-    /// Stages made so far (their puzzles' ids start `IDS_APART` apart).
+    /// Stages made so far (their puzzles' ids start `IDS_APART` apart); 0 once one could not
+    /// be made.
     made: u64,
     /// Frames since a stage last looked for another puzzle.
     since_look: u64,
@@ -89,7 +90,7 @@ impl Visions {
             && view.times.read.is_none();
         if look {
             self.since_look = 0;
-            self.keep_one_looking()?;
+            self.keep_one_looking();
         }
         self.follow_others(&gray, &mut followed, &mut view, look)?;
         self.followed_by_others = followed.split_off(by_first);
@@ -97,17 +98,25 @@ impl Visions {
         Ok(view)
     }
 
-    /// Makes sure one stage is free to look for another puzzle, up to [`MOST_OTHERS`].
-    fn keep_one_looking(&mut self) -> Result<()> {
+    /// Makes sure one stage is free to look for another puzzle, up to [`MOST_OTHERS`]. One
+    /// that cannot be made (no second model session) leaves the first puzzle followed alone.
+    fn keep_one_looking(&mut self) {
         let looking = self.others.iter().filter(|v| !v.is_following()).count();
-        if looking == 0 && self.others.len() < MOST_OTHERS {
-            let reader = self.first.reader().try_clone()?;
-            let ids = self.made * IDS_APART;
-            self.made += 1;
-            let other = Vision::new(reader).numbering_from(ids);
-            self.others.push(other.beside_another());
+        if looking > 0 || self.others.len() >= MOST_OTHERS || self.made == 0 {
+            return;
         }
-        Ok(())
+        match self.first.reader().try_clone() {
+            Ok(reader) => {
+                let ids = self.made * IDS_APART;
+                self.made += 1;
+                let other = Vision::new(reader).numbering_from(ids);
+                self.others.push(other.beside_another());
+            }
+            Err(err) => {
+                tracing::warn!(%err, "no stage for other puzzles in view: one followed at a time");
+                self.made = 0;
+            }
+        }
     }
 
     /// Runs the other stages following a grid on `gray`, and one with none when `look`, each
