@@ -181,7 +181,7 @@ impl PhotoPipeline {
             let next = match found.first() {
                 None => self.process_gray(&rest, &mut these)?,
                 Some(first) => self
-                    .process_more(&rest, first.ink, &mut these)
+                    .process_more(&rest, first, &mut these)
                     .inspect_err(|err| tracing::warn!(%err, "looking for another puzzle"))
                     .unwrap_or(None),
             };
@@ -210,18 +210,27 @@ impl PhotoPipeline {
         Ok(found)
     }
 
-    /// The next puzzle of a picture in which one was found, `gray` with those found covered:
-    /// searched once, at the scale the first one is found at as a rule, printed in the same
-    /// `ink` as the first.
+    /// The next puzzle of a picture in which `first` was found, `gray` with those found
+    /// covered: searched once, at the working scale, printed in the same ink as the first; and
+    /// when the first is small in the picture (a newspaper page photographed whole) and that
+    /// finds no puzzle to fill in, also by the finest search, taken when solved.
     fn process_more(
         &mut self,
         gray: &Mat,
-        ink: Ink,
+        first: &Puzzle,
         times: &mut StageTimes,
     ) -> Result<Option<Puzzle>> {
-        self.found_and_read(gray, 0.0, times, |gray| {
+        let ink = first.ink;
+        let next = self.found_and_read(gray, 0.0, times, |gray| {
             detect::find_large_grid(gray, ink, Look::Only)
-        })
+        })?;
+        let shorter = gray.cols().min(gray.rows()) as f64;
+        let small = first.quad.mean_side() < SMALL_IN_THE_PICTURE * shorter;
+        if !small || next.as_ref().is_some_and(Puzzle::to_fill_in) {
+            return Ok(next);
+        }
+        // What the working scale found may be the paper around a small puzzle.
+        Ok(self.process_smallest(gray, 0.0, times)?.or(next))
     }
 
     /// The grid `search` finds in `gray` (laid in a `margin`), read; the search's time counted
@@ -346,6 +355,11 @@ impl PhotoPipeline {
         ))
     }
 }
+
+/// A puzzle this small (its side, as a share of the picture's shorter side) was likely found
+/// by a finer search than the working scale's, which takes outlines down to 0.12 of it: the
+/// other puzzles of its page are looked for the same way.
+const SMALL_IN_THE_PICTURE: f64 = 0.15;
 
 /// The most puzzles [`PhotoPipeline::process_all`] looks for in one picture: a book's double
 /// page holds up to eight.
