@@ -464,7 +464,7 @@ pub fn overlapping(a: &Quad, b: &Quad) -> bool {
     a.contains(b.centroid()) || b.contains(a.centroid())
 }
 
-/// Covers the grid at `quad` in `gray`, and a [`COVER_MARGIN`] around it, with the level of
+/// Covers the grid at `quad` in `gray`, and a margin around it (6% of its side), with the level of
 /// the paper just around it, so that a search for another grid (another puzzle on the page)
 /// sees none there.
 pub fn cover(gray: &mut Mat, quad: &Quad) -> Result<()> {

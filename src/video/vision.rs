@@ -670,8 +670,8 @@ impl Vision {
     }
 
     /// The same, as a stage looking for another puzzle beside one followed (see
-    /// [`crate::video::several`]): it follows only a grid found clearly
-    /// ([`BESIDE_LEAST_SCORE`]) and does without the finer search (another puzzle on the page
+    /// [`crate::video::several`]): it follows only a grid found clearly (scored 0.5 or more)
+    /// and does without the finer search (another puzzle on the page
     /// is about as large). It looks again and again, and on a frame with the puzzle followed
     /// covered, a finger beside the paper framed grids at 0.30-0.34 that it read for 30 frames.
     pub fn beside_another(self) -> Vision {
