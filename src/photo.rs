@@ -5,7 +5,6 @@ use std::time::{Duration, Instant};
 
 use opencv::core::{Mat, Vector};
 use opencv::imgcodecs;
-use opencv::imgproc;
 use opencv::prelude::*;
 use serde::Serialize;
 
@@ -15,7 +14,7 @@ use crate::geometry::Quad;
 use crate::grid::Grid;
 use crate::on_print::drawn_off_the_print;
 use crate::overlay;
-use crate::raster::GrayView;
+use crate::raster::{GrayView, gray_of};
 use crate::recognize::decode::Correction;
 use crate::recognize::detect::{self, Detection, Ink, Look};
 use crate::recognize::read::{DigitReader, GridReading};
@@ -364,12 +363,6 @@ const SMALL_IN_THE_PICTURE: f64 = 0.15;
 /// The most puzzles [`PhotoPipeline::process_all`] looks for in one picture: a book's double
 /// page holds up to eight.
 const MOST_PUZZLES: usize = 8;
-
-fn gray_of(image: &Mat) -> Result<Mat> {
-    let mut gray = Mat::default();
-    imgproc::cvt_color(image, &mut gray, imgproc::COLOR_BGR2GRAY, 0)?;
-    Ok(gray)
-}
 
 /// Where the cells are drawn, and whether that is off the print even so: by `quad` and `bend`,
 /// unless they lie beside the printed lines in `gray` and the crossings the lines were followed

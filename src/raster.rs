@@ -4,6 +4,13 @@
 use opencv::core::{CV_8UC1, Mat};
 use opencv::prelude::*;
 
+/// A BGR picture in gray, as detection, tracking and reading work on it.
+pub fn gray_of(bgr: &Mat) -> opencv::Result<Mat> {
+    let mut gray = Mat::default();
+    opencv::imgproc::cvt_color(bgr, &mut gray, opencv::imgproc::COLOR_BGR2GRAY, 0)?;
+    Ok(gray)
+}
+
 /// A read-only view of a `CV_8UC1` image.
 #[derive(Clone, Copy)]
 pub struct GrayView<'a> {

@@ -7,13 +7,13 @@
 //! another puzzle every few frames while the first is followed. The others' solutions are
 //! drawn only once solved: a grid they read without a verdict is not shown at all.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use opencv::core::Mat;
-use opencv::imgproc;
 
 use crate::error::Result;
 use crate::geometry::Quad;
+use crate::raster::gray_of;
 use crate::recognize::detect;
 use crate::recognize::read::DigitReader;
 use crate::video::vision::{FrameView, Vision};
@@ -64,8 +64,7 @@ impl Visions {
     /// the others solved in `others`.
     pub fn process(&mut self, frame: &Mat) -> Result<FrameView> {
         let start = Instant::now();
-        let mut gray = Mat::default();
-        imgproc::cvt_color(frame, &mut gray, imgproc::COLOR_BGR2GRAY, 0)?;
+        let gray = gray_of(frame)?;
         // The first puzzle lost while another is followed solved: that one is followed as the
         // first (not found again by the first stage and read again, while its own lets go).
         if !self.first.is_following()
@@ -129,6 +128,8 @@ impl Visions {
         view: &mut FrameView,
         mut look: bool,
     ) -> Result<()> {
+        // `gray` with the grids followed so far covered, made on the first stage that runs.
+        let mut rest: Option<(Mat, usize)> = None;
         for other in &mut self.others {
             // A stage with no grid needs no frames in between.
             if !other.is_following() {
@@ -137,20 +138,16 @@ impl Visions {
                 }
                 look = false;
             }
-            let mut rest = gray.clone();
-            for quad in followed.iter() {
-                detect::cover(&mut rest, quad)?;
-            }
-            let seen = other.process_gray(&rest)?;
-            let times = &mut view.times;
-            let add = |mine: &mut Option<Duration>, theirs: Option<Duration>| {
-                if let Some(theirs) = theirs {
-                    *mine = Some(mine.unwrap_or_default() + theirs);
-                }
+            let (covered, up_to) = match &mut rest {
+                Some(rest) => rest,
+                None => rest.insert((gray.clone(), 0)),
             };
-            add(&mut times.detect, seen.times.detect);
-            add(&mut times.track, seen.times.track);
-            add(&mut times.read, seen.times.read);
+            for quad in &followed[*up_to..] {
+                detect::cover(covered, quad)?;
+            }
+            *up_to = followed.len();
+            let seen = other.process_gray(covered)?;
+            view.times.add_stage(&seen.times);
             if let Some(puzzle) = seen.puzzle {
                 if followed
                     .iter()

@@ -15,14 +15,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use opencv::core::Mat;
-use opencv::imgproc;
 
 use crate::bend::Bend;
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance};
 use crate::grid::Grid;
 use crate::on_print::PrintCheck;
-use crate::raster::GrayView;
+use crate::raster::{GrayView, gray_of};
 use crate::recognize::detect::{self, Detection, Ink, Look};
 use crate::recognize::lines;
 use crate::recognize::read::{DigitReader, GridReading};
@@ -169,6 +168,18 @@ impl VisionTimes {
     /// Counts `spent` on detection, with what this frame spent on it already.
     fn add_detect(&mut self, spent: Duration) {
         self.detect = Some(self.detect.unwrap_or_default() + spent);
+    }
+
+    /// Adds what another stage spent on the same frame on detection, tracking and reading.
+    pub fn add_stage(&mut self, other: &VisionTimes) {
+        let add = |mine: &mut Option<Duration>, theirs: Option<Duration>| {
+            if let Some(theirs) = theirs {
+                *mine = Some(mine.unwrap_or_default() + theirs);
+            }
+        };
+        add(&mut self.detect, other.detect);
+        add(&mut self.track, other.track);
+        add(&mut self.read, other.read);
     }
 }
 
@@ -722,9 +733,7 @@ impl Vision {
     /// Finds or follows the puzzle in a BGR frame.
     pub fn process(&mut self, frame: &Mat) -> Result<FrameView> {
         let start = Instant::now();
-        let mut gray = Mat::default();
-        imgproc::cvt_color(frame, &mut gray, imgproc::COLOR_BGR2GRAY, 0)?;
-        let mut view = self.process_gray(&gray)?;
+        let mut view = self.process_gray(&gray_of(frame)?)?;
         view.times.total = start.elapsed();
         Ok(view)
     }
