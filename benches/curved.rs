@@ -8,6 +8,9 @@
 //! or by 0.6 of it), `-- --frames` lists every frame drawn 0.3 of a cell or more off.
 //! `-- --gutter 0.15,0.25` films instead real Kubiesa pages curled into a book's gutter on each
 //! side by those depths (share of the side at the spine; `Gutter` in tests/common/curved.rs).
+//! `-- --fold 0.35` films real Kubiesa pages folded across the grid, one side tilted by that
+//! much (grid sides per side; towards the camera on every third page), a crease across the
+//! photo (`Gutter::folded`).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -60,30 +63,83 @@ fn curled_pages(depth: f64) -> Vec<CurvedPage> {
     pages
 }
 
+/// Real pages folded across the grid, one side tilted by `tilt` (see `Gutter::folded`).
+fn folded_pages(tilt: f64) -> Vec<CurvedPage> {
+    let kubiesa = common::kubiesa_val();
+    let mut pages = Vec::new();
+    for (k, sample) in kubiesa.iter().enumerate().step_by(8) {
+        let (Some(corners), Ok(photo)) =
+            (sample.corners, sudoku_ar::photo::load_image(&sample.path))
+        else {
+            continue;
+        };
+        let clues = sudoku_ar::grid::Grid(sample.cells.map(|t| t.expected_digit()));
+        let Ok(solution) = sudoku_ar::solve::solve(&clues) else {
+            continue;
+        };
+        let (turn, at) = ((k / 8) % 4, [0.5, 0.35, 0.65, 0.45][(k / 32) % 4]);
+        let (tilt, light) = if (k / 8) % 3 == 0 {
+            (-tilt, 1.1)
+        } else {
+            (tilt, 0.85)
+        };
+        let gutter = common::curved::Gutter::folded(&corners, turn, at, tilt, light);
+        let name = format!(
+            "{} folded at {at} from side {turn}, tilted {tilt}",
+            sample
+                .path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+        );
+        pages.push(CurvedPage::warped(
+            name,
+            &photo,
+            (clues.0, solution.0),
+            gutter,
+        ));
+    }
+    pages
+}
+
+/// Per page of `pages` and noise seed: frames drawn, how many along a bend, how many with a
+/// cell [`OFF`] or more off, the worst.
+fn report_pages(pages: &[CurvedPage], seeds: &[u64]) {
+    for &seed in seeds {
+        let frames = frames_drawn(pages, seed);
+        for (i, page) in pages.iter().enumerate() {
+            let mine: Vec<_> = frames.iter().filter(|f| f.page == i).collect();
+            let off = mine.iter().filter(|f| f.worst >= OFF).count();
+            let worst = mine.iter().map(|f| f.worst).fold(0.0, f64::max);
+            println!(
+                "{}, noise {seed}: {} frames drawn ({} along the bend), {off} with a cell >= {OFF} cell off, worst {worst:.3}",
+                page.name,
+                mine.len(),
+                mine.iter().filter(|f| f.bent).count(),
+            );
+        }
+    }
+}
+
 fn main() {
     let bows: Vec<f64> = list("--bows", "0.028,0.04,0.05");
     let seeds: Vec<u64> = list("--seeds", "1,2,3,4,5,6");
     let every_frame = std::env::args().any(|a| a == "--frames");
+    if let Some(tilts) = common::bench_arg("--fold") {
+        for tilt in tilts
+            .split(',')
+            .filter_map(|t| t.trim().parse::<f64>().ok())
+        {
+            report_pages(&folded_pages(tilt), &seeds);
+        }
+        return;
+    }
     if let Some(depths) = common::bench_arg("--gutter") {
         for depth in depths
             .split(',')
             .filter_map(|d| d.trim().parse::<f64>().ok())
         {
-            let pages = curled_pages(depth);
-            for &seed in &seeds {
-                let frames = frames_drawn(&pages, seed);
-                for (i, page) in pages.iter().enumerate() {
-                    let mine: Vec<_> = frames.iter().filter(|f| f.page == i).collect();
-                    let off = mine.iter().filter(|f| f.worst >= OFF).count();
-                    let worst = mine.iter().map(|f| f.worst).fold(0.0, f64::max);
-                    println!(
-                        "{}, noise {seed}: {} frames drawn ({} along the bend), {off} with a cell >= {OFF} cell off, worst {worst:.3}",
-                        page.name,
-                        mine.len(),
-                        mine.iter().filter(|f| f.bent).count(),
-                    );
-                }
-            }
+            report_pages(&curled_pages(depth), &seeds);
         }
         return;
     }

@@ -3,7 +3,9 @@
 //! 1. Outline candidates: the largest four-cornered outlines in an adaptive threshold of the
 //!    image, shrunk to at most [`WORK_SIDE`] pixels so that a 12 MP photo costs what a 1 MP one does
 //!    (a photo with no grid found that way is searched again at up to [`FINE_WORK_SIDE`]: a
-//!    puzzle held far from the camera can be a sixth of the picture across).
+//!    puzzle held far from the camera can be a sixth of the picture across). A shape with thin
+//!    spikes (a grid joined to a fold's crease or a rule that runs on past it) is outlined also
+//!    by its solid parts, the spikes cut away; the one that frames a grid more clearly is taken.
 //! 2. Verification: each candidate is rectified and must show eight evenly spaced interior lines
 //!    each way ([`grid_score`]); a calendar, a chessboard or a text box does not.
 //! 3. Refinement at full resolution: along each side the centre of the outer border line is
@@ -241,19 +243,25 @@ fn first_grid(
     smallest: f64,
 ) -> Result<Option<(Quad, GridCheck)>> {
     let work_view = GrayView::new(work)?;
-    for outline in outlines(mask, smallest)? {
-        // Outlined with the bars, a shape is only what lies inside it once a bar is left out:
-        // anything else framing a grid was outlined before.
-        let (quad, check) = match pass {
-            Pass::WithBars => match trimmed(work, &outline, look)? {
-                Some(inside) => inside,
-                None => continue,
-            },
-            _ => checked(work, &work_view, &outline, look)?,
-        };
-        tracing::trace!(?quad, score = check.score, ?pass, "grid candidate");
-        if check.score >= MIN_GRID_SCORE {
-            return Ok(Some((quad, check)));
+    for rivals in outlines(mask, smallest)? {
+        let mut best: Option<(Quad, GridCheck)> = None;
+        for outline in rivals {
+            // Outlined with the bars, a shape is only what lies inside it once a bar is left
+            // out: anything else framing a grid was outlined before.
+            let (quad, check) = match pass {
+                Pass::WithBars => match trimmed(work, &outline, look)? {
+                    Some(inside) => inside,
+                    None => continue,
+                },
+                _ => checked(work, &work_view, &outline, look)?,
+            };
+            tracing::trace!(?quad, score = check.score, ?pass, "grid candidate");
+            if best.as_ref().is_none_or(|(_, b)| check.score > b.score) {
+                best = Some((quad, check));
+            }
+        }
+        if let Some(found) = best.filter(|(_, check)| check.score >= MIN_GRID_SCORE) {
+            return Ok(Some(found));
         }
     }
     Ok(None)
@@ -498,7 +506,10 @@ pub fn cover(gray: &mut Mat, quad: &Quad) -> Result<()> {
 
 /// The four-cornered outlines of dark shapes in `gray`, largest first.
 pub fn outline_candidates(gray: &Mat) -> Result<Vec<Quad>> {
-    outlines(&ink_mask(gray)?, Scale::COARSE.smallest)
+    Ok(outlines(&ink_mask(gray)?, Scale::COARSE.smallest)?
+        .into_iter()
+        .flatten()
+        .collect())
 }
 
 /// Printed strokes in `gray` as a binary mask: locally dark and thin.
@@ -563,8 +574,10 @@ fn masks(gray: &Mat) -> Result<(Mat, Mat)> {
     Ok((binary, ink))
 }
 
-/// The four-cornered outlines in a binary mask, largest first.
-fn outlines(binary: &Mat, smallest: f64) -> Result<Vec<Quad>> {
+/// The four-cornered outlines in a binary mask, largest first: per shape, its hull's four
+/// corners and, when the shape is spiky, the outlines of its solid parts (see [`SPIKY`]), to be
+/// told apart by how clearly each frames a grid.
+fn outlines(binary: &Mat, smallest: f64) -> Result<Vec<Vec<Quad>>> {
     let (width, height) = (binary.cols(), binary.rows());
     let mut contours = Vector::<Vector<Point>>::new();
     imgproc::find_contours(
@@ -585,19 +598,103 @@ fn outlines(binary: &Mat, smallest: f64) -> Result<Vec<Quad>> {
     }
     sized.sort_by(|a, b| b.0.total_cmp(&a.0));
 
-    let mut quads: Vec<Quad> = Vec::new();
-    for (_, contour) in sized.iter().take(MAX_CANDIDATES * 3) {
-        let Some(quad) = quad_of(contour)? else {
-            continue;
-        };
-        let duplicate = quads
-            .iter()
-            .any(|q| q.max_corner_distance(&quad) < min_side * 0.02);
-        if !duplicate && quad.sides().iter().all(|&s| s >= min_side) {
-            quads.push(quad);
+    let mut found: Vec<Vec<Quad>> = Vec::new();
+    let mut seen: Vec<Quad> = Vec::new();
+    for (area, contour) in sized.iter().take(MAX_CANDIDATES * 3) {
+        let mut rivals: Vec<Quad> = quad_of(contour)?.into_iter().collect();
+        // A shape of strokes only (text, a scribble) has no part left solid once they are cut
+        // away: its area is small against its outline's length.
+        let strokes_only = *area < imgproc::arc_length(contour, true)? * min_side / 20.0;
+        if !strokes_only && *area < SPIKY * hull_area(contour)? {
+            // A part that is the hull's quad again (its corners a little rounded) is not
+            // checked twice.
+            for part in solid_parts(contour, min_side)? {
+                let again = |q: &Quad| q.max_corner_distance(&part) < 0.03 * q.mean_side();
+                if !rivals.iter().any(again) && part.area() >= BULK * area {
+                    rivals.push(part);
+                }
+            }
         }
-        if quads.len() == MAX_CANDIDATES {
+        rivals.retain(|quad| {
+            let duplicate = seen
+                .iter()
+                .any(|q| q.max_corner_distance(quad) < min_side * 0.02);
+            !duplicate && quad.sides().iter().all(|&s| s >= min_side)
+        });
+        if rivals.is_empty() {
+            continue;
+        }
+        seen.extend(rivals.iter().copied());
+        found.push(rivals);
+        if found.len() == MAX_CANDIDATES {
             break;
+        }
+    }
+    found.sort_by(|a, b| b[0].area().total_cmp(&a[0].area()));
+    Ok(found)
+}
+
+/// A contour filling less than this share of its hull has thin spikes: a grid joined to a
+/// line that runs on past it (a fold's crease across the page, a column rule, a pen's shadow),
+/// whose hull would take in where the line ends.
+const SPIKY: f64 = 0.95;
+
+/// A solid part of a spiky shape is a rival to its hull's quad only when it is the bulk of the
+/// shape (this share of its area, at least): what is cut from a grid is thin.
+const BULK: f64 = 0.5;
+
+/// The area of a contour's convex hull.
+fn hull_area(contour: &Vector<Point>) -> Result<f64> {
+    let mut hull = Vector::<Point>::new();
+    imgproc::convex_hull(contour, &mut hull, false, true)?;
+    Ok(imgproc::contour_area(&hull, false)?)
+}
+
+/// The four-cornered outlines of what a spiky contour encloses once its thin parts (lines,
+/// strokes: narrower than a sixth of the smallest grid side) are cut away: the grid a line
+/// runs on from. Filled, the contour's own inside counts as solid, so a grid's cells do.
+fn solid_parts(contour: &Vector<Point>, min_side: f64) -> Result<Vec<Quad>> {
+    let bounds = imgproc::bounding_rect(contour)?;
+    let mut filled = Mat::zeros(bounds.height, bounds.width, opencv::core::CV_8UC1)?.to_mat()?;
+    imgproc::fill_poly(
+        &mut filled,
+        &Vector::<Vector<Point>>::from_iter([contour.clone()]),
+        Scalar::all(255.0),
+        imgproc::LINE_8,
+        0,
+        Point::new(-bounds.x, -bounds.y),
+    )?;
+    let width = ((min_side / 6.0).round() as i32).max(3) | 1;
+    let kernel = imgproc::get_structuring_element(
+        imgproc::MORPH_RECT,
+        Size::new(width, width),
+        Point::new(-1, -1),
+    )?;
+    let mut solid = Mat::default();
+    imgproc::morphology_ex(
+        &filled,
+        &mut solid,
+        imgproc::MORPH_OPEN,
+        &kernel,
+        Point::new(-1, -1),
+        1,
+        opencv::core::BORDER_CONSTANT,
+        Scalar::all(0.0),
+    )?;
+    let mut parts = Vector::<Vector<Point>>::new();
+    imgproc::find_contours(
+        &solid,
+        &mut parts,
+        imgproc::RETR_EXTERNAL,
+        imgproc::CHAIN_APPROX_SIMPLE,
+        Point::new(bounds.x, bounds.y),
+    )?;
+    let mut quads = Vec::new();
+    for part in parts.iter() {
+        if imgproc::contour_area(&part, false)? >= min_side * min_side
+            && let Some(quad) = quad_of(&part)?
+        {
+            quads.push(quad);
         }
     }
     quads.sort_by(|a, b| b.area().total_cmp(&a.area()));
@@ -1539,6 +1636,31 @@ pub(crate) mod tests {
         // refine the corners onto (the photo pipeline then follows the printed lines).
         let off = found.quad.max_corner_distance(&truth) / side as f64;
         assert!(off < 0.015, "{:?}", found.quad);
+    }
+
+    #[test]
+    fn a_grid_with_a_crease_running_on_across_the_page_is_found() {
+        // A fold's crease, fainter than the print, crosses the grid and runs on to the page's
+        // edges: it joins the grid's outline, whose hull then reaches to where it ends.
+        let (x, y, side) = (200, 150, 360);
+        let mut page = drawn_grid(800, 640, x, y, side);
+        for (from, to) in [((330, 0), (450, 640)), ((0, 390), (800, 270))] {
+            imgproc::line(
+                &mut page,
+                Point::new(from.0, from.1),
+                Point::new(to.0, to.1),
+                Scalar::all(150.0),
+                3,
+                imgproc::LINE_AA,
+                0,
+            )
+            .unwrap();
+        }
+        let found = find_grid(&page, Look::Only).unwrap().expect("the grid");
+        let (x0, y0, x1, y1) = (x as f64, y as f64, (x + side) as f64, (y + side) as f64);
+        let truth = Quad([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]);
+        let off = found.quad.max_corner_distance(&truth) / side as f64;
+        assert!(off < 0.01, "{:?}", found.quad);
     }
 
     #[test]

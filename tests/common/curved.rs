@@ -126,15 +126,25 @@ impl CurvedPage {
         turn: usize,
         depth: f64,
     ) -> CurvedPage {
+        let name = format!("{name} curled {depth} on side {turn}");
+        CurvedPage::warped(name, photo, puzzle, Gutter::new(&corners, turn, depth))
+    }
+
+    /// A real photo warped by `gutter` (curled or folded).
+    pub fn warped(
+        name: String,
+        photo: &opencv::core::Mat,
+        puzzle: ([u8; 81], [u8; 81]),
+        gutter: Gutter,
+    ) -> CurvedPage {
         use sudoku_ar::geometry::Quad;
-        let gutter = Gutter::new(&corners, turn, depth);
         let seen = Quad(
             Quad::UNIT
                 .0
                 .map(|p| gutter.image_from_grid.apply(gutter.curled(p))),
         );
         CurvedPage {
-            name: format!("{name} curled {depth} on side {turn}"),
+            name,
             image: gutter.apply(photo),
             corners: seen,
             givens: puzzle.0,
@@ -256,6 +266,8 @@ pub fn cell_middle_of(lattice: &sudoku_ar::bend::Lattice, cell: usize) -> [f64; 
 /// paper sinks away from the camera, `depth` grid sides at the spine, as a parabola; seen from
 /// `DISTANCE` grid sides above the grid's middle, the cells narrow towards the gutter and the
 /// lines across it bow (by 0.38 of a cell against the corners' homography at depth 0.3).
+/// Or ([`Gutter::folded`]) a page folded along a line across the grid: beyond the fold the
+/// paper rises or sinks as a flat plane, the lines kink there.
 pub struct Gutter {
     /// The grid's printed corners on the flat photo.
     pub image_from_grid: sudoku_ar::geometry::Homography,
@@ -263,6 +275,10 @@ pub struct Gutter {
     /// Page position (grid sides from the grid's middle, across the spine) -> where it is seen
     /// across the spine and how much nearer the middle perspective draws it, sampled finely.
     seen: Vec<(f64, f64, f64)>,
+    /// The page position `seen` starts at.
+    start: f64,
+    /// A fold: its page position and how much light the paper beyond it gets (1: as much).
+    fold: Option<(f64, f64)>,
 }
 
 impl Gutter {
@@ -270,17 +286,54 @@ impl Gutter {
     const WIDTH: f64 = 0.6;
     const DISTANCE: f64 = 2.5;
     const STEP: f64 = 0.0005;
+    /// How wide a fold's crease is (grid sides): a line a tenth of a cell across, a fifth
+    /// darker than the paper.
+    const CREASE: f64 = 0.01;
 
     pub fn new(corners: &sudoku_ar::geometry::Quad, turn: usize, depth: f64) -> Gutter {
-        use sudoku_ar::geometry::{Homography, Quad};
-        let image_from_grid = Homography::from_quads(&Quad::UNIT, corners).expect("corners");
         let depth_at = |a: f64| {
             let s = ((Self::SPINE + Self::WIDTH - a) / Self::WIDTH).clamp(0.0, 1.0);
             depth * s * s
         };
-        // Along the paper from the spine; across it, each step is foreshortened by its slope.
+        Self::with_depth(corners, turn, Self::SPINE, depth_at, None)
+    }
+
+    /// A page folded along a line across the grid at `at` (share of the side from the border
+    /// `turn` quarter turns from the left one): between that border and the fold the paper
+    /// tilts, `tilt` grid sides away from the camera per grid side (negative: towards it), and
+    /// gets `light` times the light.
+    pub fn folded(
+        corners: &sudoku_ar::geometry::Quad,
+        turn: usize,
+        at: f64,
+        tilt: f64,
+        light: f64,
+    ) -> Gutter {
+        let fold = at - 0.5;
+        let depth_at = move |a: f64| if a < fold { (fold - a) * tilt } else { 0.0 };
+        let start = (-1.5f64).min(fold - 0.4 / tilt.abs().max(1e-3));
+        let mut folded = Self::with_depth(corners, turn, start, depth_at, Some((fold, light)));
+        // The flat side stays where the photo shows it.
+        let i = ((fold - start) / Self::STEP).round() as usize;
+        let shift = fold - folded.seen[i.min(folded.seen.len() - 1)].0;
+        for (x, _, _) in &mut folded.seen {
+            *x += shift;
+        }
+        folded
+    }
+
+    fn with_depth(
+        corners: &sudoku_ar::geometry::Quad,
+        turn: usize,
+        start: f64,
+        depth_at: impl Fn(f64) -> f64,
+        fold: Option<(f64, f64)>,
+    ) -> Gutter {
+        use sudoku_ar::geometry::{Homography, Quad};
+        let image_from_grid = Homography::from_quads(&Quad::UNIT, corners).expect("corners");
+        // Along the paper from `start`; across it, each step is foreshortened by its slope.
         let mut seen = Vec::new();
-        let (mut a, mut x) = (Self::SPINE, Self::SPINE);
+        let (mut a, mut x) = (start, start);
         while a <= 3.0 {
             let z = depth_at(a);
             seen.push((x, z, Self::DISTANCE / (Self::DISTANCE + z)));
@@ -292,17 +345,25 @@ impl Gutter {
             image_from_grid,
             turn,
             seen,
+            start,
+            fold,
         }
     }
 
-    /// Where grid point `p` (0-1 each way, flat) is seen on the curled page, in grid units.
-    pub fn curled(&self, [u, v]: [f64; 2]) -> [f64; 2] {
+    /// Grid point `p` turned so that the spine is on the left, in grid units from the middle.
+    fn turned(&self, [u, v]: [f64; 2]) -> (f64, f64) {
         let (mut x, mut y) = (u - 0.5, v - 0.5);
         for _ in 0..self.turn % 4 {
             (x, y) = (-y, x);
         }
+        (x, y)
+    }
+
+    /// Where grid point `p` (0-1 each way, flat) is seen on the curled page, in grid units.
+    pub fn curled(&self, p: [f64; 2]) -> [f64; 2] {
+        let (x, y) = self.turned(p);
         let i =
-            (((x - Self::SPINE) / Self::STEP).round().max(0.0) as usize).min(self.seen.len() - 1);
+            (((x - self.start) / Self::STEP).round().max(0.0) as usize).min(self.seen.len() - 1);
         let (across, _, scale) = self.seen[i];
         let (mut x, mut y) = (across * scale, y * scale);
         for _ in 0..(4 - self.turn % 4) % 4 {
@@ -328,6 +389,7 @@ impl Gutter {
         let mut map_x =
             Mat::new_rows_cols_with_default(h, w, core::CV_32FC1, Scalar::all(0.0)).expect("map");
         let mut map_y = map_x.clone();
+        let mut light = map_x.clone();
         for y in 0..h {
             for x in 0..w {
                 let seen = grid_from_image.apply([x as f64, y as f64]);
@@ -339,6 +401,13 @@ impl Gutter {
                 let [sx, sy] = self.image_from_grid.apply(flat);
                 *map_x.at_2d_mut::<f32>(y, x).expect("map") = sx as f32;
                 *map_y.at_2d_mut::<f32>(y, x).expect("map") = sy as f32;
+                // Beyond a fold the paper gets its own light; the crease itself is darker.
+                let (across, _) = self.turned(flat);
+                *light.at_2d_mut::<f32>(y, x).expect("map") = match self.fold {
+                    Some((at, _)) if (across - at).abs() < Self::CREASE / 2.0 => 0.8,
+                    Some((at, beyond)) if across < at => beyond as f32,
+                    _ => 1.0,
+                };
             }
         }
         let mut out = Mat::default();
@@ -352,6 +421,21 @@ impl Gutter {
             Scalar::all(40.0),
         )
         .expect("remap");
+        if self.fold.is_none() {
+            return out;
+        }
+        let mut gain = Mat::default();
+        let channels =
+            opencv::core::Vector::<Mat>::from_iter([light.clone(), light.clone(), light]);
+        opencv::core::merge(&channels, &mut gain).expect("merge");
+        let mut lit = Mat::default();
+        out.convert_to(&mut lit, core::CV_32FC3, 1.0, 0.0)
+            .expect("convert");
+        let mut shaded = Mat::default();
+        core::multiply(&lit, &gain, &mut shaded, 1.0, -1).expect("multiply");
+        shaded
+            .convert_to(&mut out, core::CV_8UC3, 1.0, 0.0)
+            .expect("convert");
         out
     }
 }
