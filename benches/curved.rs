@@ -32,6 +32,28 @@ const OFF: f64 = 0.3;
 /// sag their rows by 0.6 of it.
 const TESTED: [[f64; 2]; 3] = [[0.028, 0.018], [0.04, 0.024], [0.05, 0.03]];
 
+/// A Kubiesa photo, its published corners, and its clues and solution.
+struct RealPage {
+    corners: sudoku_ar::geometry::Quad,
+    photo: opencv::core::Mat,
+    puzzle: ([u8; 81], [u8; 81]),
+}
+
+/// Pages warped by an amount (a fold's tilt, a gutter's depth).
+type PagesBy = fn(f64) -> Vec<CurvedPage>;
+
+fn page_of(sample: &common::Sample) -> Option<RealPage> {
+    let corners = sample.corners?;
+    let photo = sudoku_ar::photo::load_image(&sample.path).ok()?;
+    let clues = sudoku_ar::grid::Grid(sample.cells.map(|t| t.expected_digit()));
+    let solution = sudoku_ar::solve::solve(&clues).ok()?;
+    Some(RealPage {
+        corners,
+        photo,
+        puzzle: (clues.0, solution.0),
+    })
+}
+
 /// Real pages curled into a book's gutter on each side by `depth`.
 fn curled_pages(depth: f64) -> Vec<CurvedPage> {
     let kubiesa = common::kubiesa_val();
@@ -40,21 +62,15 @@ fn curled_pages(depth: f64) -> Vec<CurvedPage> {
         let Some(sample) = kubiesa.iter().find(|s| s.path.ends_with(name)) else {
             continue;
         };
-        let (Some(corners), Ok(photo)) =
-            (sample.corners, sudoku_ar::photo::load_image(&sample.path))
-        else {
-            continue;
-        };
-        let clues = sudoku_ar::grid::Grid(sample.cells.map(|t| t.expected_digit()));
-        let Ok(solution) = sudoku_ar::solve::solve(&clues) else {
+        let Some(page) = page_of(sample) else {
             continue;
         };
         for turn in 0..4 {
             pages.push(CurvedPage::curled(
                 name.to_string(),
-                &photo,
-                corners,
-                (clues.0, solution.0),
+                &page.photo,
+                page.corners,
+                page.puzzle,
                 turn,
                 depth,
             ));
@@ -68,13 +84,7 @@ fn folded_pages(tilt: f64) -> Vec<CurvedPage> {
     let kubiesa = common::kubiesa_val();
     let mut pages = Vec::new();
     for (k, sample) in kubiesa.iter().enumerate().step_by(8) {
-        let (Some(corners), Ok(photo)) =
-            (sample.corners, sudoku_ar::photo::load_image(&sample.path))
-        else {
-            continue;
-        };
-        let clues = sudoku_ar::grid::Grid(sample.cells.map(|t| t.expected_digit()));
-        let Ok(solution) = sudoku_ar::solve::solve(&clues) else {
+        let Some(page) = page_of(sample) else {
             continue;
         };
         let (turn, at) = ((k / 8) % 4, [0.5, 0.35, 0.65, 0.45][(k / 32) % 4]);
@@ -83,7 +93,7 @@ fn folded_pages(tilt: f64) -> Vec<CurvedPage> {
         } else {
             (tilt, 0.85)
         };
-        let gutter = common::curved::Gutter::folded(&corners, turn, at, tilt, light);
+        let gutter = common::curved::Gutter::folded(&page.corners, turn, at, tilt, light);
         let name = format!(
             "{} folded at {at} from side {turn}, tilted {tilt}",
             sample
@@ -92,12 +102,7 @@ fn folded_pages(tilt: f64) -> Vec<CurvedPage> {
                 .unwrap_or_default()
                 .to_string_lossy()
         );
-        pages.push(CurvedPage::warped(
-            name,
-            &photo,
-            (clues.0, solution.0),
-            gutter,
-        ));
+        pages.push(CurvedPage::warped(name, &page.photo, page.puzzle, gutter));
     }
     pages
 }
@@ -125,23 +130,14 @@ fn main() {
     let bows: Vec<f64> = list("--bows", "0.028,0.04,0.05");
     let seeds: Vec<u64> = list("--seeds", "1,2,3,4,5,6");
     let every_frame = std::env::args().any(|a| a == "--frames");
-    if let Some(tilts) = common::bench_arg("--fold") {
-        for tilt in tilts
-            .split(',')
-            .filter_map(|t| t.trim().parse::<f64>().ok())
-        {
-            report_pages(&folded_pages(tilt), &seeds);
+    let real_pages: [(&str, PagesBy); 2] = [("--fold", folded_pages), ("--gutter", curled_pages)];
+    for (flag, pages) in real_pages {
+        if common::bench_arg(flag).is_some() {
+            for amount in list::<f64>(flag, "") {
+                report_pages(&pages(amount), &seeds);
+            }
+            return;
         }
-        return;
-    }
-    if let Some(depths) = common::bench_arg("--gutter") {
-        for depth in depths
-            .split(',')
-            .filter_map(|d| d.trim().parse::<f64>().ok())
-        {
-            report_pages(&curled_pages(depth), &seeds);
-        }
-        return;
     }
     for bow in bows {
         let columns_and_rows = TESTED

@@ -488,6 +488,30 @@ fn a_small_photo_of_a_crossword_beside_the_puzzle_is_read_right() {
     }
 }
 
+/// The first puzzle in `image` (a warped copy of `sample`'s photo), when solved (else None,
+/// said why); its solution must agree with every printed digit of `sample`.
+fn solved_right(
+    pipeline: &mut photo::PhotoPipeline,
+    image: &core::Mat,
+    sample: &common::Sample,
+    case: &str,
+) -> Option<photo::Puzzle> {
+    let Some(puzzle) = pipeline.process(image, &mut StageTimes::default()).unwrap() else {
+        println!("{case}: no grid found");
+        return None;
+    };
+    let Some(solution) = puzzle.solution else {
+        println!("{case}: {:?}", puzzle.status);
+        return None;
+    };
+    for (cell, truth) in sample.cells.iter().enumerate() {
+        if let Truth::Digit(d) = truth {
+            assert_eq!(solution.0[cell], *d, "{case}: cell {cell}");
+        }
+    }
+    Some(puzzle)
+}
+
 /// Real pages folded along a line across the grid (see [`common::curved::Gutter::folded`]): one
 /// side tilted 19 degrees towards or away from the camera, lit differently, and a crease (a
 /// line a tenth of a cell wide, a fifth darker) running across the whole photo. The crease
@@ -498,9 +522,7 @@ fn a_small_photo_of_a_crossword_beside_the_puzzle_is_read_right() {
 /// gives.
 #[test]
 fn a_folded_page_with_a_crease_is_read_and_drawn_in_its_cells_or_not_at_all() {
-    use common::curved::{Gutter, cell_middle_of};
-    use sudoku_ar::bend::Lattice;
-    use sudoku_ar::geometry::{Homography, Quad};
+    use common::curved::Gutter;
     let kubiesa = require_data(kubiesa_val(), "kubiesa photos-val", 80);
     let mut pipeline = pipeline();
     let (mut cases, mut right, mut drawn, mut worst_drawn) = (0, 0, 0, 0.0f64);
@@ -519,36 +541,11 @@ fn a_folded_page_with_a_crease_is_read_and_drawn_in_its_cells_or_not_at_all() {
             sample.path.display()
         );
         cases += 1;
-        let Some(puzzle) = pipeline
-            .process(&fold.apply(&photo), &mut StageTimes::default())
-            .unwrap()
-        else {
-            println!("{case}: no grid found");
+        let Some(puzzle) = solved_right(&mut pipeline, &fold.apply(&photo), sample, &case) else {
             continue;
         };
-        let Some(solution) = puzzle.solution else {
-            println!("{case}: {:?}", puzzle.status);
-            continue;
-        };
-        for (cell, truth) in sample.cells.iter().enumerate() {
-            if let Truth::Digit(d) = truth {
-                assert_eq!(solution.0[cell], *d, "{case}: cell {cell}");
-            }
-        }
         right += 1;
-        let image_from_grid = Homography::from_quads(&Quad::UNIT, &puzzle.quad).unwrap();
-        let lattice = match puzzle.bend {
-            Some(bend) => bend.lattice(&image_from_grid),
-            None => Lattice::flat(&puzzle.quad).unwrap(),
-        };
-        let worst = (0..81)
-            .map(|cell| {
-                let middle = cell_middle_of(&lattice, cell);
-                let truth = fold.cell_middle(cell);
-                (middle[0] - truth[0]).hypot(middle[1] - truth[1])
-            })
-            .fold(0.0, f64::max)
-            / (corners.mean_side() / 9.0);
+        let worst = fold.worst_cell_drawn(&puzzle);
         println!(
             "{case}: solved, cells at most {worst:.2} of a cell off, drawn {}",
             !puzzle.off_print
@@ -577,9 +574,7 @@ fn a_folded_page_with_a_crease_is_read_and_drawn_in_its_cells_or_not_at_all() {
 /// lines followed, within 0.14, because drawn by the outline they lie off the print.
 #[test]
 fn a_page_curling_into_a_books_gutter_is_drawn_in_its_cells_or_not_at_all() {
-    use common::curved::{Gutter, cell_middle_of};
-    use sudoku_ar::bend::Lattice;
-    use sudoku_ar::geometry::{Homography, Quad};
+    use common::curved::Gutter;
     let kubiesa = require_data(kubiesa_val(), "kubiesa photos-val", 80);
     let mut pipeline = pipeline();
     let (mut cases, mut drawn, mut worst_drawn) = (0, 0, 0.0f64);
@@ -594,35 +589,11 @@ fn a_page_curling_into_a_books_gutter_is_drawn_in_its_cells_or_not_at_all() {
             cases += 1;
             let gutter = Gutter::new(&corners, turn, depth);
             let case = format!("{name} curled {depth} on side {turn}");
-            let Some(puzzle) = pipeline
-                .process(&gutter.apply(&photo), &mut StageTimes::default())
-                .unwrap()
+            let Some(puzzle) = solved_right(&mut pipeline, &gutter.apply(&photo), sample, &case)
             else {
-                println!("{case}: no grid found");
                 continue;
             };
-            let Some(solution) = puzzle.solution else {
-                println!("{case}: {:?}", puzzle.status);
-                continue;
-            };
-            for (cell, truth) in sample.cells.iter().enumerate() {
-                if let Truth::Digit(d) = truth {
-                    assert_eq!(solution.0[cell], *d, "{case}: cell {cell}");
-                }
-            }
-            let image_from_grid = Homography::from_quads(&Quad::UNIT, &puzzle.quad).unwrap();
-            let lattice = match puzzle.bend {
-                Some(bend) => bend.lattice(&image_from_grid),
-                None => Lattice::flat(&puzzle.quad).unwrap(),
-            };
-            let worst = (0..81)
-                .map(|cell| {
-                    let middle = cell_middle_of(&lattice, cell);
-                    let truth = gutter.cell_middle(cell);
-                    (middle[0] - truth[0]).hypot(middle[1] - truth[1])
-                })
-                .fold(0.0, f64::max)
-                / (corners.mean_side() / 9.0);
+            let worst = gutter.worst_cell_drawn(&puzzle);
             println!(
                 "{case}: cells at most {worst:.2} of a cell off, drawn {}",
                 !puzzle.off_print

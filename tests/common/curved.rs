@@ -380,6 +380,27 @@ impl Gutter {
         ]))
     }
 
+    /// How far (share of a cell) the worst cell of `puzzle`, as it would be drawn (along its
+    /// bend, or by its corners), lies from the middle of its printed cell.
+    pub fn worst_cell_drawn(&self, puzzle: &sudoku_ar::photo::Puzzle) -> f64 {
+        use sudoku_ar::bend::Lattice;
+        use sudoku_ar::geometry::{Homography, Quad};
+        let image_from_grid = Homography::from_quads(&Quad::UNIT, &puzzle.quad).expect("quad");
+        let lattice = match puzzle.bend {
+            Some(bend) => bend.lattice(&image_from_grid),
+            None => Lattice::flat(&puzzle.quad).expect("quad"),
+        };
+        let flat = Quad(Quad::UNIT.0.map(|p| self.image_from_grid.apply(p)));
+        (0..81)
+            .map(|cell| {
+                let middle = cell_middle_of(&lattice, cell);
+                let truth = self.cell_middle(cell);
+                (middle[0] - truth[0]).hypot(middle[1] - truth[1])
+            })
+            .fold(0.0, f64::max)
+            / (flat.mean_side() / 9.0)
+    }
+
     /// `photo` with its page curled: each pixel taken from the flat point seen there (found
     /// in a few steps, the curl being smooth).
     pub fn apply(&self, photo: &opencv::core::Mat) -> opencv::core::Mat {
