@@ -119,7 +119,8 @@ impl Stretch {
 }
 
 /// Which of the 81 cells of a rectified grid (`cells::GRID` square, lines at the cells'
-/// edges) have a line beside them that is hidden where the grid's other lines show.
+/// edges) have a line beside them that is hidden where the grid's other lines show, or lie
+/// under something dark and broad ([`under_something_broad`]).
 pub fn hidden_cells(rectified: &Mat) -> Result<[bool; 81]> {
     let grid = GrayView::new(rectified)?;
     // Each stretch's contrast over its middle; its halves' only when looked at.
@@ -136,7 +137,7 @@ pub fn hidden_cells(rectified: &Mat) -> Result<[bool; 81]> {
         c[c.len() / 2]
     };
     let (usual_cell, usual_box) = (usual(false), usual(true));
-    let mut hidden = [false; 81];
+    let mut hidden = under_something_broad(rectified)?;
     for &(stretch, middle_contrast) in &stretches {
         let usual = if stretch.is_box_line() {
             usual_box
@@ -161,6 +162,167 @@ pub fn hidden_cells(rectified: &Mat) -> Result<[bool; 81]> {
         }
     }
     Ok(hidden)
+}
+
+/// Print is thin: no line or stroke of a printed or written digit is this wide (share of a
+/// cell; a bold app face's strokes are about 0.15).
+const BROADER_THAN_PRINT: f64 = 0.28;
+/// What is dark and broad over this many cells' length lies on the paper (a pen, a pencil);
+/// a blot of ink in one cell does not.
+const LONG: f64 = 1.5;
+/// Dark, for [`under_something_broad`]: darker than the paper around it by this share of what
+/// the darkest print shows.
+const DARK_SHARE: f64 = 0.5;
+/// How far in from the grid's edges (share of a cell) nothing counts as lying on the paper.
+const EDGE_BAND: f64 = 0.3;
+/// A cell this much (share of its area) under something broad is hidden.
+const UNDER_SHARE: f64 = 0.04;
+
+/// Which cells of a rectified grid lie partly under something dark, broader than any print
+/// and long: a pen lying across the page. Over a grid line a dark pen shows no gap, as a
+/// finger does, so [`hidden_cells`]' line test misses it; and what shows of a digit beside it
+/// can be read as another (a 9 cut by the pen as a 1) or as empty.
+fn under_something_broad(rectified: &Mat) -> Result<[bool; 81]> {
+    use opencv::core::{Point, Scalar, Size};
+    use opencv::imgproc;
+    use opencv::prelude::*;
+    let mut hidden = [false; 81];
+    // Looked for at half the size: a pen is broad, and this runs on every reading.
+    let cell = CELL / 2;
+    let mut half = Mat::default();
+    imgproc::resize(
+        rectified,
+        &mut half,
+        Size::new(9 * cell, 9 * cell),
+        0.0,
+        0.0,
+        imgproc::INTER_AREA,
+    )?;
+    // Darkness against the paper around it: what a closing wider than any pen leaves minus the
+    // grid, so that a shadow over part of the grid is not dark.
+    let around = imgproc::get_structuring_element(
+        imgproc::MORPH_RECT,
+        Size::new(cell * 3 / 2, cell * 3 / 2),
+        Point::new(-1, -1),
+    )?;
+    let mut darkness = Mat::default();
+    imgproc::morphology_ex(
+        &half,
+        &mut darkness,
+        imgproc::MORPH_BLACKHAT,
+        &around,
+        Point::new(-1, -1),
+        1,
+        opencv::core::BORDER_REPLICATE,
+        Scalar::default(),
+    )?;
+    let darkest_print = percentile(&GrayView::new(&darkness)?, 0.98);
+    if darkest_print < 20.0 {
+        return Ok(hidden);
+    }
+    let mut darker = Mat::default();
+    imgproc::threshold(
+        &darkness,
+        &mut darker,
+        DARK_SHARE * darkest_print,
+        255.0,
+        imgproc::THRESH_BINARY,
+    )?;
+    // And dark as ink is: paper between two glare spots is darker than both, not dark.
+    let grid = GrayView::new(&half)?;
+    let (ink, paper) = (percentile(&grid, 0.02), percentile(&grid, 0.5));
+    let mut inky = Mat::default();
+    imgproc::threshold(
+        &half,
+        &mut inky,
+        (ink + paper) / 2.0,
+        255.0,
+        imgproc::THRESH_BINARY_INV,
+    )?;
+    // The outer border, thick in some prints, with the table beyond it where the grid was cut
+    // a little wide, is no pen: a band along the edges is left out.
+    let band = (EDGE_BAND * cell as f64).round() as i32;
+    let inside = opencv::core::Rect::new(band, band, 9 * cell - 2 * band, 9 * cell - 2 * band);
+    let mut dark = Mat::zeros(9 * cell, 9 * cell, half.typ())?.to_mat()?;
+    opencv::core::bitwise_and(
+        &Mat::roi(&darker, inside)?,
+        &Mat::roi(&inky, inside)?,
+        &mut Mat::roi_mut(&mut dark, inside)?,
+        &opencv::core::no_array(),
+    )?;
+    // Too little dark to make one pen: nothing to look for.
+    let width = (BROADER_THAN_PRINT * cell as f64).round() as i32 | 1;
+    if (opencv::core::count_non_zero(&dark)? as f64) < LONG * (cell * width) as f64 {
+        return Ok(hidden);
+    }
+    // An opening as wide as the broadest print leaves only what is broader.
+    let broad_kernel = imgproc::get_structuring_element(
+        imgproc::MORPH_ELLIPSE,
+        Size::new(width, width),
+        Point::new(-1, -1),
+    )?;
+    let mut broad = Mat::default();
+    imgproc::morphology_ex(
+        &dark,
+        &mut broad,
+        imgproc::MORPH_OPEN,
+        &broad_kernel,
+        Point::new(-1, -1),
+        1,
+        opencv::core::BORDER_CONSTANT,
+        Scalar::all(0.0),
+    )?;
+    let (mut labels, mut stats, mut centroids) = (Mat::default(), Mat::default(), Mat::default());
+    let count = imgproc::connected_components_with_stats(
+        &broad,
+        &mut labels,
+        &mut stats,
+        &mut centroids,
+        8,
+        opencv::core::CV_32S,
+    )?;
+    let long: Vec<bool> = (0..count)
+        .map(|label| {
+            let size = |column| *stats.at_2d::<i32>(label, column).unwrap_or(&0);
+            let longest = size(imgproc::CC_STAT_WIDTH).max(size(imgproc::CC_STAT_HEIGHT));
+            label > 0 && longest as f64 >= LONG * cell as f64
+        })
+        .collect();
+    if !long.contains(&true) {
+        return Ok(hidden);
+    }
+    let mut under = [0usize; 81];
+    for y in 0..labels.rows() {
+        for x in 0..labels.cols() {
+            let label = *labels.at_2d::<i32>(y, x)?;
+            if long[label as usize] {
+                under[(y / cell) as usize * 9 + (x / cell) as usize] += 1;
+            }
+        }
+    }
+    for (cell_index, &count) in under.iter().enumerate() {
+        hidden[cell_index] = count as f64 >= UNDER_SHARE * (cell * cell) as f64;
+    }
+    Ok(hidden)
+}
+
+/// The gray level below which `share` of `view`'s pixels lie.
+fn percentile(view: &GrayView, share: f64) -> f64 {
+    let mut counts = [0usize; 256];
+    for y in 0..view.height {
+        for x in 0..view.width {
+            counts[view.get(x, y) as usize] += 1;
+        }
+    }
+    let wanted = (share * (view.width * view.height) as f64) as usize;
+    let mut below = 0;
+    for (level, count) in counts.iter().enumerate() {
+        below += count;
+        if below > wanted {
+            return level as f64;
+        }
+    }
+    255.0
 }
 
 #[cfg(test)]
@@ -245,6 +407,39 @@ mod tests {
         washed.convert_to(&mut lifted, -1, 0.15, 215.0).unwrap();
         lifted.copy_to(&mut washed).unwrap();
         assert_eq!(hidden_list(&grid), vec![40, 41]);
+    }
+
+    #[test]
+    fn a_pen_lying_across_cells_hides_them_and_a_thick_border_does_not() {
+        // A dark pen, a third of a cell wide, from the right edge over cells 44, 43 and 42;
+        // the grid's outer border printed thick all round.
+        let mut grid = rectified_grid();
+        imgproc::rectangle(
+            &mut grid,
+            Rect::new(0, 0, GRID, GRID),
+            Scalar::all(60.0),
+            6,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        assert!(hidden_list(&grid).is_empty(), "{:?}", hidden_list(&grid));
+        let pen = Rect::new(6 * CELL + 4, 4 * CELL + 11, 3 * CELL - 4, CELL / 3);
+        imgproc::rectangle(&mut grid, pen, Scalar::all(40.0), -1, imgproc::LINE_8, 0).unwrap();
+        assert_eq!(hidden_list(&grid), vec![42, 43, 44]);
+    }
+
+    #[test]
+    fn bold_digits_are_no_pen() {
+        // A row of bold strokes (a fifth of a cell wide, a cell long), as a heavy face prints
+        // a 1: print, however dark.
+        let mut grid = rectified_grid();
+        for cell in 0..9 {
+            let stroke = Rect::new(cell * CELL + 13, 4 * CELL + 4, CELL / 5, CELL - 8);
+            imgproc::rectangle(&mut grid, stroke, Scalar::all(20.0), -1, imgproc::LINE_8, 0)
+                .unwrap();
+        }
+        assert!(hidden_list(&grid).is_empty(), "{:?}", hidden_list(&grid));
     }
 
     #[test]
