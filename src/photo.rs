@@ -627,6 +627,7 @@ mod tests {
             as_clue: probabilities,
             hidden: false,
             smeared: false,
+            under: false,
         };
         let mut cells = vec![doubtful; 81];
         cells[0].digit = solution.0[0];
@@ -656,6 +657,7 @@ mod tests {
                 as_clue,
                 hidden: false,
                 smeared: false,
+                under: false,
             }
         };
         let mut cells = vec![cell(0, 1.0, 1.0); 81];

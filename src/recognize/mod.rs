@@ -283,16 +283,28 @@ fn beyond_unseen_border(gray: &Mat, cut: &Cut) -> Result<Option<Cut>> {
 pub const HIDDEN_CELL_POWER: f32 = 0.3;
 
 /// The reading of a rectified grid made less sure where a line beside a cell is hidden
-/// ([`occlusion::hidden_cells`]).
+/// ([`occlusion::hidden_cells`]) or the cell lies under something on the paper
+/// ([`occlusion::under_something_broad`]).
 fn mark_hidden(mut reading: GridReading, rectified: &Mat) -> Result<GridReading> {
     let hidden = occlusion::hidden_cells(rectified)?;
+    let under = occlusion::under_something_broad(rectified)?;
     if hidden.contains(&true) {
         let cells: Vec<usize> = (0..81).filter(|&i| hidden[i]).collect();
         tracing::debug!(?cells, "lines hidden beside cells: read less surely");
     }
-    for (cell, hidden) in reading.0.iter_mut().zip(hidden) {
-        if hidden {
-            *cell = cell.hidden(HIDDEN_CELL_POWER);
+    if under.contains(&true) {
+        let cells: Vec<usize> = (0..81).filter(|&i| under[i]).collect();
+        tracing::debug!(
+            ?cells,
+            "cells under something lying on the paper: read less surely"
+        );
+    }
+    for ((cell, hidden), under) in reading.0.iter_mut().zip(hidden).zip(under) {
+        if hidden || under {
+            *cell = read::CellReading {
+                under,
+                ..cell.hidden(HIDDEN_CELL_POWER)
+            };
         }
     }
     Ok(reading)

@@ -39,6 +39,9 @@ pub struct CellReading {
     /// Whether the grid was read smeared by the camera's motion: the model is sure of the cells
     /// more often than it is right (a smeared 9 can read surely as an empty cell).
     pub smeared: bool,
+    /// Whether the cell lies partly under something on the paper (a pen; also `hidden`): the
+    /// same pen over the same cell frame after frame is one piece of evidence, not many.
+    pub under: bool,
 }
 
 impl CellReading {
@@ -93,6 +96,11 @@ impl GridReading {
     /// The handwritten digits only: what somebody filled in.
     pub fn handwritten(&self) -> Grid {
         self.grid_of(|r| if r.handwritten { r.digit } else { 0 })
+    }
+
+    /// Which cells were read under something lying on the paper ([`CellReading::under`]).
+    pub fn under(&self) -> [bool; 81] {
+        std::array::from_fn(|i| self.0.get(i).is_some_and(|cell| cell.under))
     }
 
     /// Which cells were read beside a hidden stretch of grid line ([`CellReading::hidden`]).
@@ -258,6 +266,7 @@ fn reading_from_logits(logits: &[f32]) -> CellReading {
         as_clue,
         hidden: false,
         smeared: false,
+        under: false,
     }
 }
 

@@ -462,6 +462,8 @@ struct Sums {
     /// Per recent frame: each cell's clue log-likelihoods, whether it was hidden, and whether
     /// the frame was smeared.
     recent: VecDeque<(Vec<[f32; CLASSES]>, [bool; 81], bool)>,
+    /// Per recent frame, which cells lay under something on the paper.
+    under: VecDeque<[bool; 81]>,
     log_likelihood: [[f32; CLASSES]; 81],
     /// Cells seen hidden in any frame read so far.
     hidden: [bool; 81],
@@ -475,6 +477,7 @@ impl Sums {
         Sums {
             window,
             recent: VecDeque::with_capacity(window + 1),
+            under: VecDeque::with_capacity(window + 1),
             log_likelihood: [[0.0; CLASSES]; 81],
             hidden: [false; 81],
             smeared: false,
@@ -488,8 +491,10 @@ impl Sums {
         let hidden = reading.hidden();
         self.recent
             .push_back((clue_log_likelihoods(reading), hidden, reading.smeared()));
+        self.under.push_back(reading.under());
         if self.recent.len() > self.window {
             self.recent.pop_front();
+            self.under.pop_front();
         }
         self.smeared = self.recent.iter().any(|&(_, _, smeared)| smeared);
         // A cell once seen hidden is read as surely as a hidden one in every frame: a finger's
@@ -502,10 +507,16 @@ impl Sums {
                 *ever |= now;
             }
         }
+        // A pen lying over a cell shows the same misleading strokes on every frame: all the
+        // frames that saw it there count as one.
+        let frames_under: [usize; 81] =
+            std::array::from_fn(|i| self.under.iter().filter(|under| under[i]).count());
         self.log_likelihood = [[0.0; CLASSES]; 81];
-        for (frame, hidden_then, _) in &self.recent {
+        for ((frame, hidden_then, _), under_then) in self.recent.iter().zip(&self.under) {
             for (i, (sum, cell)) in self.log_likelihood.iter_mut().zip(frame).enumerate() {
-                let weight = if self.hidden[i] && !hidden_then[i] {
+                let weight = if under_then[i] {
+                    1.0 / frames_under[i] as f32
+                } else if self.hidden[i] && !hidden_then[i] {
                     HIDDEN_CELL_POWER
                 } else {
                     1.0
@@ -835,6 +846,39 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_pen_over_the_same_cell_frame_after_frame_is_one_frames_evidence() {
+        // Cell 2 (empty) lies under a pen that makes it look like a 1, on every frame: summed,
+        // it stays as unsure as one hidden reading, however many frames saw it.
+        let clues: Grid = PUZZLE.parse().unwrap();
+        let mut penned = reading_of(&clues, 0.99);
+        penned.0[2].digit = 1;
+        read_as(&mut penned.0[2], {
+            let mut p = [0.001; CLASSES];
+            p[1] = 0.991;
+            p
+        });
+        penned.0[2] = CellReading {
+            under: true,
+            ..penned.0[2].hidden(HIDDEN_CELL_POWER)
+        };
+        let mut once = Sums::over(EVIDENCE_FRAMES as usize);
+        once.add(&penned);
+        let mut many = Sums::over(EVIDENCE_FRAMES as usize);
+        for _ in 0..EVIDENCE_FRAMES {
+            many.add(&penned);
+        }
+        assert!(
+            (many.sureness(2) - once.sureness(2)).abs() < 1e-4,
+            "{} vs {}",
+            many.sureness(2),
+            once.sureness(2)
+        );
+        assert!(many.sureness(2) < AS_READ_SURE);
+        // The cells beside it, read the same way each frame, add up as ever.
+        assert!(many.sureness(3) >= once.sureness(3));
+    }
+
+    #[test]
     fn statuses_follow_the_solver() {
         let puzzle: Grid =
             "000000010400000000020000000000050407008000300001090000300400200050100000000806000"
@@ -863,6 +907,7 @@ pub(crate) mod tests {
                         as_clue: p,
                         hidden: false,
                         smeared: false,
+                        under: false,
                     }
                 })
                 .collect(),
