@@ -11,6 +11,28 @@ pub fn gray_of(bgr: &Mat) -> opencv::Result<Mat> {
     Ok(gray)
 }
 
+/// `image` after the morphological operation `op` (`imgproc::MORPH_OPEN`, `MORPH_BLACKHAT`...)
+/// with a `side` x `side` element of `shape` (`imgproc::MORPH_RECT`, `MORPH_ELLIPSE`); beyond
+/// its edges the image is taken to go on as `border` says (`core::BORDER_REPLICATE`, or
+/// `BORDER_CONSTANT`: black).
+pub fn morphed(image: &Mat, op: i32, shape: i32, side: i32, border: i32) -> opencv::Result<Mat> {
+    use opencv::core::{Point, Scalar, Size};
+    let element =
+        opencv::imgproc::get_structuring_element(shape, Size::new(side, side), Point::new(-1, -1))?;
+    let mut out = Mat::default();
+    opencv::imgproc::morphology_ex(
+        image,
+        &mut out,
+        op,
+        &element,
+        Point::new(-1, -1),
+        1,
+        border,
+        Scalar::all(0.0),
+    )?;
+    Ok(out)
+}
+
 /// A read-only view of a `CV_8UC1` image.
 #[derive(Clone, Copy)]
 pub struct GrayView<'a> {

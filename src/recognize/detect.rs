@@ -22,7 +22,7 @@ use opencv::prelude::*;
 
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance, warp};
-use crate::raster::{GrayView, Sharpness};
+use crate::raster::{GrayView, Sharpness, morphed};
 
 /// Longest side, in pixels, of the image the outline search works on.
 pub const WORK_SIDE: f64 = 1024.0;
@@ -545,21 +545,12 @@ fn masks(gray: &Mat) -> Result<(Mat, Mat)> {
     // its surroundings within a window wider than any printed line, so the edges of broad
     // shadows and dark table tops, which the adaptive threshold also marks, drop out.
     let window = (width.max(height) / 64).clamp(9, 25) | 1;
-    let kernel = imgproc::get_structuring_element(
-        imgproc::MORPH_RECT,
-        Size::new(window, window),
-        Point::new(-1, -1),
-    )?;
-    let mut strokes = Mat::default();
-    imgproc::morphology_ex(
+    let strokes = morphed(
         &blurred,
-        &mut strokes,
         imgproc::MORPH_BLACKHAT,
-        &kernel,
-        Point::new(-1, -1),
-        1,
+        imgproc::MORPH_RECT,
+        window,
         opencv::core::BORDER_REPLICATE,
-        Scalar::default(),
     )?;
     let mut stroke_mask = Mat::default();
     imgproc::threshold(
@@ -665,21 +656,12 @@ fn solid_parts(contour: &Vector<Point>, min_side: f64) -> Result<Vec<Quad>> {
         Point::new(-bounds.x, -bounds.y),
     )?;
     let width = ((min_side / 6.0).round() as i32).max(3) | 1;
-    let kernel = imgproc::get_structuring_element(
-        imgproc::MORPH_RECT,
-        Size::new(width, width),
-        Point::new(-1, -1),
-    )?;
-    let mut solid = Mat::default();
-    imgproc::morphology_ex(
+    let solid = morphed(
         &filled,
-        &mut solid,
         imgproc::MORPH_OPEN,
-        &kernel,
-        Point::new(-1, -1),
-        1,
+        imgproc::MORPH_RECT,
+        width,
         opencv::core::BORDER_CONSTANT,
-        Scalar::all(0.0),
     )?;
     let mut parts = Vector::<Vector<Point>>::new();
     imgproc::find_contours(

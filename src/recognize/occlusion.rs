@@ -8,7 +8,7 @@ use std::ops::Range;
 use opencv::core::Mat;
 
 use crate::error::Result;
-use crate::raster::GrayView;
+use crate::raster::{GrayView, morphed};
 use crate::recognize::cells::CELL;
 
 /// A line stretch (or half of one) darker than the paper beside it by less than this share of
@@ -182,7 +182,7 @@ const UNDER_SHARE: f64 = 0.04;
 /// finger does, so [`hidden_cells`]' line test misses it; and what shows of a digit beside it
 /// can be read as another (a 9 cut by the pen as a 1) or as empty.
 pub fn under_something_broad(rectified: &Mat) -> Result<[bool; 81]> {
-    use opencv::core::{Point, Scalar, Size};
+    use opencv::core::Size;
     use opencv::imgproc;
     use opencv::prelude::*;
     let mut hidden = [false; 81];
@@ -199,21 +199,12 @@ pub fn under_something_broad(rectified: &Mat) -> Result<[bool; 81]> {
     )?;
     // Darkness against the paper around it: what a closing wider than any pen leaves minus the
     // grid, so that a shadow over part of the grid is not dark.
-    let around = imgproc::get_structuring_element(
-        imgproc::MORPH_RECT,
-        Size::new(cell * 3 / 2, cell * 3 / 2),
-        Point::new(-1, -1),
-    )?;
-    let mut darkness = Mat::default();
-    imgproc::morphology_ex(
+    let darkness = morphed(
         &half,
-        &mut darkness,
         imgproc::MORPH_BLACKHAT,
-        &around,
-        Point::new(-1, -1),
-        1,
+        imgproc::MORPH_RECT,
+        cell * 3 / 2,
         opencv::core::BORDER_REPLICATE,
-        Scalar::default(),
     )?;
     let darkest_print = percentile(&GrayView::new(&darkness)?, 0.98);
     if darkest_print < 20.0 {
@@ -255,21 +246,12 @@ pub fn under_something_broad(rectified: &Mat) -> Result<[bool; 81]> {
         return Ok(hidden);
     }
     // An opening as wide as the broadest print leaves only what is broader.
-    let broad_kernel = imgproc::get_structuring_element(
-        imgproc::MORPH_ELLIPSE,
-        Size::new(width, width),
-        Point::new(-1, -1),
-    )?;
-    let mut broad = Mat::default();
-    imgproc::morphology_ex(
+    let broad = morphed(
         &dark,
-        &mut broad,
         imgproc::MORPH_OPEN,
-        &broad_kernel,
-        Point::new(-1, -1),
-        1,
+        imgproc::MORPH_ELLIPSE,
+        width,
         opencv::core::BORDER_CONSTANT,
-        Scalar::all(0.0),
     )?;
     let (mut labels, mut stats, mut centroids) = (Mat::default(), Mat::default(), Mat::default());
     let count = imgproc::connected_components_with_stats(
