@@ -1,7 +1,9 @@
 //! Cells hidden under something lying on the paper: a finger or a thumb holding the page, a
 //! pen. What shows of a digit under a fingertip can look like another digit, and the model is
 //! sure of it; but the printed lines vanish under the finger too, and they are known to be
-//! there. A cell whose lines are gone is read as unknown rather than as what shows.
+//! there. A cell whose lines are gone is read as unknown rather than as what shows. A dark pen
+//! leaves the lines it lies over as dark as they were: it is found instead as something darker
+//! than the paper and broader than any print ([`under_something_broad`]).
 
 use std::ops::Range;
 
