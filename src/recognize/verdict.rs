@@ -454,16 +454,26 @@ impl Summed {
     }
 }
 
+/// One reading as [`Sums`] keeps it.
+#[derive(Debug, Clone)]
+struct Frame {
+    /// Each cell's clue log-likelihoods.
+    clues: Vec<[f32; CLASSES]>,
+    /// Cells read beside a hidden line or under something on the paper.
+    hidden: [bool; 81],
+    /// Cells read under something lying on the paper (a pen).
+    under: [bool; 81],
+    /// Whether the frame was read smeared.
+    smeared: bool,
+}
+
 /// The summed clue likelihoods of one grid over its last few readings.
 #[derive(Debug, Clone)]
 struct Sums {
     /// How many of the newest readings are summed.
     window: usize,
-    /// Per recent frame: each cell's clue log-likelihoods, whether it was hidden, and whether
-    /// the frame was smeared.
-    recent: VecDeque<(Vec<[f32; CLASSES]>, [bool; 81], bool)>,
-    /// Per recent frame, which cells lay under something on the paper.
-    under: VecDeque<[bool; 81]>,
+    /// The recent frames, oldest first.
+    recent: VecDeque<Frame>,
     log_likelihood: [[f32; CLASSES]; 81],
     /// Cells seen hidden in any frame read so far.
     hidden: [bool; 81],
@@ -477,7 +487,6 @@ impl Sums {
         Sums {
             window,
             recent: VecDeque::with_capacity(window + 1),
-            under: VecDeque::with_capacity(window + 1),
             log_likelihood: [[0.0; CLASSES]; 81],
             hidden: [false; 81],
             smeared: false,
@@ -489,14 +498,16 @@ impl Sums {
 impl Sums {
     fn add(&mut self, reading: &GridReading) {
         let hidden = reading.hidden();
-        self.recent
-            .push_back((clue_log_likelihoods(reading), hidden, reading.smeared()));
-        self.under.push_back(reading.under());
+        self.recent.push_back(Frame {
+            clues: clue_log_likelihoods(reading),
+            hidden,
+            under: reading.under(),
+            smeared: reading.smeared(),
+        });
         if self.recent.len() > self.window {
             self.recent.pop_front();
-            self.under.pop_front();
         }
-        self.smeared = self.recent.iter().any(|&(_, _, smeared)| smeared);
+        self.smeared = self.recent.iter().any(|frame| frame.smeared);
         // A cell once seen hidden is read as surely as a hidden one in every frame: a finger's
         // edge is not seen in every frame, and the frames that miss it read the cell as what
         // shows, surely. Not on a frame smeared by the camera's motion: the lines across the
@@ -510,13 +521,13 @@ impl Sums {
         // A pen lying over a cell shows the same misleading strokes on every frame: all the
         // frames that saw it there count as one.
         let frames_under: [usize; 81] =
-            std::array::from_fn(|i| self.under.iter().filter(|under| under[i]).count());
+            std::array::from_fn(|i| self.recent.iter().filter(|frame| frame.under[i]).count());
         self.log_likelihood = [[0.0; CLASSES]; 81];
-        for ((frame, hidden_then, _), under_then) in self.recent.iter().zip(&self.under) {
-            for (i, (sum, cell)) in self.log_likelihood.iter_mut().zip(frame).enumerate() {
-                let weight = if under_then[i] {
+        for frame in &self.recent {
+            for (i, (sum, cell)) in self.log_likelihood.iter_mut().zip(&frame.clues).enumerate() {
+                let weight = if frame.under[i] {
                     1.0 / frames_under[i] as f32
-                } else if self.hidden[i] && !hidden_then[i] {
+                } else if self.hidden[i] && !frame.hidden[i] {
                     HIDDEN_CELL_POWER
                 } else {
                     1.0
@@ -542,21 +553,19 @@ impl Sums {
     /// the cell was never seen hidden.
     fn read_surely(&self, cell: usize) -> Option<usize> {
         let sure = AGREED_SURE.ln();
-        let class = argmax(&self.recent.back()?.0[cell]);
+        let class = argmax(&self.recent.back()?.clues[cell]);
         (!self.hidden[cell]
             && self
                 .recent
                 .iter()
-                .all(|(frame, hidden, _)| !hidden[cell] && frame[cell][class] >= sure))
+                .all(|frame| !frame.hidden[cell] && frame.clues[cell][class] >= sure))
         .then_some(class)
     }
 
     /// The probability of the likeliest class in the least sure cell.
     /// Whether any cell was hidden in one of the frames summed.
     fn hidden_recently(&self) -> bool {
-        self.recent
-            .iter()
-            .any(|(_, hidden, _)| hidden.contains(&true))
+        self.recent.iter().any(|frame| frame.hidden.contains(&true))
     }
 
     fn least_sure(&self) -> f32 {
