@@ -173,7 +173,7 @@ fn find_grid_at(gray: &Mat, look: Look, scale: Scale) -> Result<Option<Detection
 /// Finds the largest grid printed dark on light, searching `gray` at `search`.
 fn find_dark_grid(gray: &Mat, look: Look, search: Scale) -> Result<Option<Detection>> {
     let (width, height) = (gray.cols(), gray.rows());
-    let scale = (width.max(height) as f64 / search.side).max(1.0);
+    let scale = shrink_factor(width.max(height) as f64, search.side);
     let shrunk;
     let work = if scale > 1.0 {
         let size = Size::new(
@@ -222,6 +222,24 @@ fn find_dark_grid(gray: &Mat, look: Look, search: Scale) -> Result<Option<Detect
         smeared: check.smeared,
     }))
 }
+
+/// By how much a picture whose longest side is `longest` pixels is shrunk to be searched at
+/// `side`: by a whole factor when that leaves it at least [`WHOLE_SHRINK_LEAST`] of `side` (a
+/// 1080p frame searched at 960 rather than 1024 pixels, a 4032 photo at 1008), as OpenCV
+/// averages whole blocks of pixels 50 times faster than fractional ones (0.05 against 3.0 ms
+/// for a 1080p frame, half the cost of a search); otherwise exactly down to `side`.
+fn shrink_factor(longest: f64, side: f64) -> f64 {
+    let exact = (longest / side).max(1.0);
+    let whole = exact.ceil();
+    if exact > 1.0 && longest / whole >= WHOLE_SHRINK_LEAST * side {
+        whole
+    } else {
+        exact
+    }
+}
+
+/// See [`shrink_factor`].
+const WHOLE_SHRINK_LEAST: f64 = 0.9;
 
 /// Whether `inside`, a grid outlined with a bar and the bar left out, is the grid rather than
 /// `found`: the same grid (not another puzzle's under its own bar) framed more clearly, or one
@@ -1279,6 +1297,19 @@ pub(crate) mod tests {
             imgproc::rectangle(&mut page, rect, black, -1, imgproc::LINE_8, 0).unwrap();
         }
         page
+    }
+
+    #[test]
+    fn pictures_are_shrunk_by_whole_factors_when_that_keeps_them_near_the_search_size() {
+        // 1080p frames and phone photos: whole blocks of pixels.
+        assert_eq!(shrink_factor(1920.0, WORK_SIDE), 2.0);
+        assert_eq!(shrink_factor(4032.0, WORK_SIDE), 4.0);
+        assert_eq!(shrink_factor(4032.0, FINE_WORK_SIDE), 2.0);
+        // Halving 1280 or 1600 would leave too few pixels: shrunk to the search size itself.
+        assert_eq!(shrink_factor(1280.0, WORK_SIDE), 1.25);
+        assert_eq!(shrink_factor(1600.0, WORK_SIDE), 1.5625);
+        // Small pictures are searched as they are.
+        assert_eq!(shrink_factor(640.0, WORK_SIDE), 1.0);
     }
 
     #[test]
