@@ -204,6 +204,33 @@ pub fn drawn_off_the_print(gray: &GrayView, lattice: &Lattice) -> bool {
     PrintCheck::default().drawn_off(gray, lattice, [0.0; 2])
 }
 
+/// Whether every 3x3 box of the grid drawn at `lattice` shows its printed lines where they are
+/// drawn: along its row lines and along its column lines apart, at least [`MIN_ON_IN_BOX`] of
+/// the 12 segments on their line, more than twice as many as beside it. Asked of a grid drawn
+/// otherwise than its outline says (the lines followed, when the outline is off the print),
+/// which must then show it is right, not only that it is not clearly wrong: a box drawn half a
+/// cell off puts each drawn line midway between two printed ones, beyond where
+/// [`drawn_off_the_print`] looks, and shows nothing either way (a page with a marker lying
+/// across its border was drawn so, its bottom-left box half a cell off).
+pub fn drawn_on_the_print(gray: &GrayView, lattice: &Lattice) -> bool {
+    let mut check = PrintCheck::default();
+    check.look(gray, lattice, [0.0; 2], |_| true);
+    (0..3).all(|box_row| {
+        (0..3).all(|box_col| {
+            let rows = box_segments(&check.along_rows, box_row, box_col);
+            let columns = box_segments(&check.along_columns, box_col, box_row);
+            [rows, columns].iter().all(|seen| {
+                let count = |kind| seen.iter().filter(|&&s| s == kind).count();
+                let (on, off) = (count(Segment::On), count(Segment::Off));
+                on >= MIN_ON_IN_BOX && on > 2 * off
+            })
+        })
+    })
+}
+
+/// See [`drawn_on_the_print`].
+const MIN_ON_IN_BOX: usize = 4;
+
 /// Whether the segment `(a, b)` was carried across itself by more than [`SMEARED_ACROSS`] of its
 /// length by the grid's move `moved`.
 fn smeared((a, b): (Point, Point), moved: [f64; 2]) -> bool {
@@ -412,6 +439,36 @@ mod tests {
         // One corner half a cell off: the boxes beside it are drawn across the lines.
         let skewed = Quad([[100.0, 60.0], [460.0, 60.0], [480.0, 440.0], [100.0, 420.0]]);
         assert!(drawn_off_the_print(&view, &Lattice::flat(&skewed).unwrap()));
+    }
+
+    #[test]
+    fn a_grid_drawn_on_its_lines_shows_every_box_on_them_and_one_box_half_a_cell_off_does_not() {
+        // 40 px cells from (100, 60), thin cell lines: drawn where printed, or a pixel or two
+        // off, every box shows its lines.
+        let page: Mat = drawn_grid(640, 480, 100, 60, 360);
+        let view = GrayView::new(&page).unwrap();
+        assert!(drawn_on_the_print(&view, &lattice_at(100.0, 60.0, 360.0)));
+        assert!(drawn_on_the_print(&view, &lattice_at(102.0, 61.0, 360.0)));
+        // The bottom-left box half a cell (20 px) right: its column lines run through the
+        // middles of its cells (on a real page, where digits and pencil marks stand, nothing
+        // clearly beside them may be seen either), and it does not show them on its lines.
+        let mut lattice = lattice_at(100.0, 60.0, 360.0);
+        for row in lattice.0[6..].iter_mut() {
+            for point in row[..4].iter_mut() {
+                point[0] += 20.0;
+            }
+        }
+        assert!(!drawn_on_the_print(&view, &lattice));
+        // Blank paper shows no lines: nothing shows the grid on it.
+        let paper = Mat::new_rows_cols_with_default(
+            480,
+            640,
+            opencv::core::CV_8UC1,
+            opencv::core::Scalar::all(230.0),
+        )
+        .unwrap();
+        let blank = GrayView::new(&paper).unwrap();
+        assert!(!drawn_on_the_print(&blank, &lattice_at(100.0, 60.0, 360.0)));
     }
 
     #[test]

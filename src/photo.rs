@@ -12,7 +12,7 @@ use crate::bend::{Bend, Lattice};
 use crate::error::{Error, Result, io_reason};
 use crate::geometry::Quad;
 use crate::grid::Grid;
-use crate::on_print::drawn_off_the_print;
+use crate::on_print::{drawn_off_the_print, drawn_on_the_print};
 use crate::overlay;
 use crate::raster::{GrayView, gray_of};
 use crate::recognize::decode::Correction;
@@ -369,7 +369,10 @@ const MOST_PUZZLES: usize = 8;
 /// to (`lattice`) do not. The bend leaves those aside where the outline kept a corner given on
 /// a border not seen: on a page curling into a book's gutter, the corner found by the outline
 /// search and the corners' homography put a row a third of a cell off, while the lines
-/// followed lay within a tenth.
+/// followed lay within a tenth. Drawn along the lines followed, every box must show the printed
+/// lines where they are drawn ([`drawn_on_the_print`]): lines followed on from an outline with
+/// a corner cut a cell short (a marker lying across the border) put a box half a cell off,
+/// which shows nothing either way.
 fn placed(
     gray: &Mat,
     quad: Quad,
@@ -382,7 +385,9 @@ fn placed(
     if let Some(lattice) = lattice {
         let along = lattice.corners();
         let along_bend = Bend::fit(lattice, &along);
-        if !drawn_off(gray, &along, along_bend.as_ref())? {
+        if !drawn_off(gray, &along, along_bend.as_ref())?
+            && drawn_on(gray, &along, along_bend.as_ref())?
+        {
             tracing::debug!("drawn along the lines followed: by the outline, off the print");
             return Ok((along, along_bend, false));
         }
@@ -395,6 +400,15 @@ fn placed(
 fn drawn_off(gray: &Mat, quad: &Quad, bend: Option<&Bend>) -> Result<bool> {
     Ok(match overlay::drawn_lattice(quad, bend) {
         Some(lattice) => drawn_off_the_print(&GrayView::new(gray)?, &lattice),
+        None => false,
+    })
+}
+
+/// Whether every box of the cells drawn at `quad` along `bend` shows the printed lines where
+/// they are drawn (see [`drawn_on_the_print`]).
+fn drawn_on(gray: &Mat, quad: &Quad, bend: Option<&Bend>) -> Result<bool> {
+    Ok(match overlay::drawn_lattice(quad, bend) {
+        Some(lattice) => drawn_on_the_print(&GrayView::new(gray)?, &lattice),
         None => false,
     })
 }
