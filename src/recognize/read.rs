@@ -119,15 +119,24 @@ impl GridReading {
     }
 
     /// The reading with every digit taken as printed: for a print the model took for
-    /// handwriting (an unfamiliar font on a screen, which has no handwriting at all).
+    /// handwriting (an unfamiliar font on a screen, which has no handwriting at all). Except in
+    /// cells read hidden: a stroke there taken for handwriting is as likely the edge of what
+    /// hides it (a pen's highlight read as a written 1 made a puzzle with one solution, the
+    /// wrong one) as a print the model does not know.
     pub fn all_printed(&self) -> GridReading {
         GridReading(
             self.0
                 .iter()
-                .map(|r| CellReading {
-                    handwritten: false,
-                    as_clue: r.probabilities,
-                    ..*r
+                .map(|r| {
+                    if r.hidden {
+                        *r
+                    } else {
+                        CellReading {
+                            handwritten: false,
+                            as_clue: r.probabilities,
+                            ..*r
+                        }
+                    }
                 })
                 .collect(),
         )
