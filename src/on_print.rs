@@ -377,6 +377,17 @@ mod tests {
     use crate::recognize::detect::tests::drawn_grid;
     use opencv::core::Mat;
 
+    /// A 640x480 page with nothing printed on it.
+    fn blank_paper() -> Mat {
+        Mat::new_rows_cols_with_default(
+            480,
+            640,
+            opencv::core::CV_8UC1,
+            opencv::core::Scalar::all(230.0),
+        )
+        .unwrap()
+    }
+
     fn lattice_at(x: f64, y: f64, side: f64) -> Lattice {
         Lattice::flat(&Quad::UNIT.scaled(side).translated(x, y)).expect("a square")
     }
@@ -460,13 +471,7 @@ mod tests {
         }
         assert!(!drawn_on_the_print(&view, &lattice));
         // Blank paper shows no lines: nothing shows the grid on it.
-        let paper = Mat::new_rows_cols_with_default(
-            480,
-            640,
-            opencv::core::CV_8UC1,
-            opencv::core::Scalar::all(230.0),
-        )
-        .unwrap();
+        let paper = blank_paper();
         let blank = GrayView::new(&paper).unwrap();
         assert!(!drawn_on_the_print(&blank, &lattice_at(100.0, 60.0, 360.0)));
     }
@@ -535,13 +540,7 @@ mod tests {
 
     #[test]
     fn a_blank_page_or_a_picture_half_out_of_view_says_nothing_against_the_drawing() {
-        let blank = Mat::new_rows_cols_with_default(
-            480,
-            640,
-            opencv::core::CV_8UC1,
-            opencv::core::Scalar::all(230.0),
-        )
-        .unwrap();
+        let blank = blank_paper();
         let view = GrayView::new(&blank).unwrap();
         assert!(!drawn_off_the_print(&view, &lattice_at(100.0, 60.0, 360.0)));
         // Mostly outside the frame.
