@@ -68,6 +68,42 @@ fn solve_answers_each_line_in_order() {
 }
 
 #[test]
+fn solve_reads_grids_typed_as_nine_rows_and_dash_as_standard_input() {
+    // As printed in a book or pasted from a forum: spaces and bars between cells, rules between
+    // boxes; then a grid cut short, and a puzzle on one line after it.
+    let input = "\
+5 3 . | . 7 . | . . .
+6 . . | 1 9 5 | . . .
+. 9 8 | . . . | . 6 .
+------+-------+------
+8 . . | . 6 . | . . 3
+4 . . | 8 . 3 | . . 1
+7 . . | . 2 . | . . 6
+------+-------+------
+. 6 . | . . . | 2 8 .
+. . . | 4 1 9 | . . 5
+. . . | . 8 . | . 7 9
+
+530070000
+600195000
+000000010400000000020000000000050407008000300001090000300400200050100000000806000
+";
+    let out = sudoku_ar(&["solve", "-"], input);
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "534678912672195348198342567859761423426853791713924856961537284287419635345286179",
+            "stdin:13: expected 9 rows of 9 cells, found 2",
+            "693784512487512936125963874932651487568247391741398625319475268856129743274836159",
+        ],
+        "{stdout}"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
 fn solve_reads_a_file_and_names_a_missing_one() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("puzzles.txt");

@@ -28,7 +28,7 @@ pub struct Args {
 pub enum Command {
     /// Read and solve the Sudoku in each photo; optionally write the photos with the solution drawn in.
     Image(image::ImageArgs),
-    /// Solve puzzles typed as 81-character lines (0 or . for an empty cell).
+    /// Solve puzzles typed as 81-character lines or as 9 lines of 9 (0 or . for an empty cell).
     Solve(SolveArgs),
     /// Solve the Sudoku in front of a webcam, drawing the solution onto the live picture.
     Live(video::LiveArgs),
@@ -38,8 +38,9 @@ pub enum Command {
 
 #[derive(clap::Args, Debug)]
 pub struct SolveArgs {
-    /// File with one puzzle per line, or one puzzle typed as its 81 cells; reads standard input
-    /// when left out. Blank lines and lines starting with # are skipped.
+    /// File with one puzzle per line (or per 9 lines of 9 cells, spaces, `|` and lines of `-+`
+    /// between boxes left out), or one puzzle typed as its 81 cells; reads standard input when
+    /// left out or `-`. Blank lines and lines starting with # are skipped.
     pub file: Option<PathBuf>,
 }
 

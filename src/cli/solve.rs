@@ -9,6 +9,8 @@ use sudoku_ar::grid::Grid;
 use sudoku_ar::solve::solve;
 
 pub fn run(file: Option<&Path>) -> anyhow::Result<ExitCode> {
+    // `-` is standard input, as for most tools.
+    let file = file.filter(|path| *path != Path::new("-"));
     let (input, name): (Box<dyn BufRead>, String) = match (file, file.and_then(typed)) {
         (_, Some(puzzle)) => (
             Box::new(std::io::Cursor::new(puzzle)),
@@ -26,23 +28,28 @@ pub fn run(file: Option<&Path>) -> anyhow::Result<ExitCode> {
     };
     let mut out = std::io::stdout().lock();
     let mut failed = 0;
-    for (number, line) in input.lines().enumerate() {
-        let line = line.with_context(|| format!("cannot read {name}"))?;
-        let text = line.trim();
-        if text.is_empty() || text.starts_with('#') {
-            continue;
-        }
-        let answer = text
-            .parse::<Grid>()
-            .map_err(|e| e.to_string())
+    let mut puzzles = Typed::default();
+    let mut answer = |out: &mut dyn Write, puzzle: Puzzle| -> std::io::Result<()> {
+        let solved = puzzle
+            .cells
+            .and_then(|cells| cells.parse::<Grid>().map_err(|e| e.to_string()))
             .and_then(|g| solve(&g).map_err(|e| e.to_string()));
-        match answer {
-            Ok(solution) => writeln!(out, "{solution}")?,
+        match solved {
+            Ok(solution) => writeln!(out, "{solution}"),
             Err(reason) => {
                 failed += 1;
-                writeln!(out, "{name}:{}: {reason}", number + 1)?;
+                writeln!(out, "{name}:{}: {reason}", puzzle.line)
             }
         }
+    };
+    for (number, line) in input.lines().enumerate() {
+        let line = line.with_context(|| format!("cannot read {name}"))?;
+        for puzzle in puzzles.line(number + 1, &line) {
+            answer(&mut out, puzzle)?;
+        }
+    }
+    if let Some(puzzle) = puzzles.end() {
+        answer(&mut out, puzzle)?;
     }
     Ok(if failed == 0 {
         ExitCode::SUCCESS
@@ -58,4 +65,64 @@ fn typed(argument: &Path) -> Option<String> {
     let text = argument.to_str()?.trim();
     let cells = !text.is_empty() && text.chars().all(|c| c.is_ascii_digit() || c == '.');
     (cells && !argument.exists()).then(|| text.to_string())
+}
+
+/// One puzzle as typed: the line it starts on, and its cells (or why they are not a puzzle).
+struct Puzzle {
+    line: usize,
+    cells: Result<String, String>,
+}
+
+/// Puzzles typed one per line (81 cells), or as 9 lines of 9 cells, as printed: spaces and `|`
+/// between cells, and lines of `-`, `+`, `|` or `=` between boxes, are left out.
+#[derive(Default)]
+struct Typed {
+    /// Rows of a grid typed as 9 lines: where it starts, and the rows so far.
+    rows: Option<(usize, Vec<String>)>,
+}
+
+impl Typed {
+    /// The puzzles that line `number`, `line`, completes (none, one, or two when it ends a
+    /// grid typed in rows too early).
+    fn line(&mut self, number: usize, line: &str) -> Vec<Puzzle> {
+        let text = line.trim();
+        if text.is_empty() || text.starts_with('#') || is_rule(text) {
+            return Vec::new();
+        }
+        let cells: String = text
+            .chars()
+            .filter(|c| !c.is_whitespace() && *c != '|')
+            .collect();
+        if cells.chars().count() == 9 {
+            let (_, rows) = self.rows.get_or_insert_with(|| (number, Vec::new()));
+            rows.push(cells);
+            if rows.len() < 9 {
+                return Vec::new();
+            }
+            return self.end().into_iter().collect();
+        }
+        let mut done: Vec<Puzzle> = self.end().into_iter().collect();
+        done.push(Puzzle {
+            line: number,
+            cells: Ok(cells),
+        });
+        done
+    }
+
+    /// The grid typed in rows so far, if any: whole, or said to be short.
+    fn end(&mut self) -> Option<Puzzle> {
+        let (line, rows) = self.rows.take()?;
+        let cells = if rows.len() == 9 {
+            Ok(rows.concat())
+        } else {
+            Err(format!("expected 9 rows of 9 cells, found {}", rows.len()))
+        };
+        Some(Puzzle { line, cells })
+    }
+}
+
+/// Whether a line only draws the boxes' edges (`------+-------+------`).
+fn is_rule(text: &str) -> bool {
+    text.chars()
+        .all(|c| matches!(c, '-' | '+' | '|' | '=') || c.is_whitespace())
 }
