@@ -154,6 +154,48 @@ fn solve_reads_a_file_and_names_a_missing_one() {
 }
 
 #[test]
+fn image_reads_every_photo_in_a_folder_and_its_subfolders_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let photos = dir.path().join("photos");
+    std::fs::create_dir_all(photos.join("week 2")).unwrap();
+    std::fs::copy(BUNDLED, photos.join("b.JPG")).unwrap();
+    std::fs::copy(BUNDLED, photos.join("week 2").join("a.jpg")).unwrap();
+    write_image(&photos.join("a.png"), 640, 480);
+    std::fs::write(photos.join("notes.txt"), "not a photo").unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let out = sudoku_ar(
+        &[
+            "image",
+            "--json",
+            photos.to_str().unwrap(),
+            empty.to_str().unwrap(),
+        ],
+        "",
+    );
+    let stdout = text(&out.stdout);
+    let rows: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let files: Vec<&str> = rows.iter().map(|r| r["file"].as_str().unwrap()).collect();
+    let under = |name: &str| photos.join(name).display().to_string();
+    let expected = [
+        under("a.png"),
+        under("b.JPG"),
+        under("week 2/a.jpg"),
+        empty.display().to_string(),
+    ];
+    assert_eq!(files, expected, "{stdout}");
+    assert_eq!(rows[1]["puzzle"]["status"], "solved");
+    assert_eq!(rows[2]["puzzle"]["status"], "solved");
+    // A blank picture has no puzzle; a folder with no photos is said to be no photo.
+    assert!(rows[0]["puzzle"].is_null(), "{}", rows[0]);
+    assert!(rows[3]["error"].is_string(), "{}", rows[3]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
 fn image_json_keeps_order_and_reports_each_bad_file() {
     let dir = tempfile::tempdir().unwrap();
     let empty = dir.path().join("empty.jpg");

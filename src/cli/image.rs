@@ -13,7 +13,8 @@ use sudoku_ar::recognize::verdict::Status;
 
 #[derive(clap::Args, Debug)]
 pub struct ImageArgs {
-    /// Photos to read (JPEG, PNG, and whatever else OpenCV decodes).
+    /// Photos to read (JPEG, PNG, and whatever else OpenCV decodes); a folder stands for the
+    /// photos in it and its subfolders, by name.
     #[arg(required = true)]
     pub photos: Vec<PathBuf>,
     /// Print one JSON object per photo on stdout, in the order given (several puzzles in one
@@ -42,7 +43,7 @@ pub fn run(args: &ImageArgs) -> anyhow::Result<ExitCode> {
     }
     let mut out = std::io::stdout().lock();
     let mut failed = 0;
-    for path in &args.photos {
+    for path in &photos_in(&args.photos) {
         let file = path.display().to_string();
         let report = match process(&mut pipeline, path, args.output.as_deref()) {
             Ok(puzzles) => {
@@ -160,4 +161,46 @@ fn puzzle_line(name: &str, p: &PuzzleReport) -> String {
             }
         }
     }
+}
+
+/// The photos `paths` name: each file as given, each folder as the image files in it and its
+/// subfolders, in order of name. A folder with none, or one that cannot be listed, stays as
+/// given, to be reported as not a photo.
+fn photos_in(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut photos = Vec::new();
+    for path in paths {
+        let before = photos.len();
+        if path.is_dir() {
+            add_photos_under(path, &mut photos);
+        }
+        if photos.len() == before {
+            photos.push(path.clone());
+        }
+    }
+    photos
+}
+
+fn add_photos_under(folder: &Path, photos: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for path in paths {
+        if path.is_dir() {
+            add_photos_under(&path, photos);
+        } else if is_image_name(&path) {
+            photos.push(path);
+        }
+    }
+}
+
+/// Whether a file's name says it is a picture OpenCV reads.
+fn is_image_name(path: &Path) -> bool {
+    const EXTENSIONS: [&str; 12] = [
+        "jpg", "jpeg", "jpe", "png", "webp", "bmp", "tif", "tiff", "jp2", "pgm", "ppm", "pbm",
+    ];
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
 }
