@@ -623,9 +623,9 @@ impl<'a> FrameOutline<'a> {
         Ok(found)
     }
 
-    /// Whether `quad` lies inside the frame.
-    fn inside(&self, quad: &Quad) -> bool {
-        inside_frame(quad, self.gray)
+    /// Whether a grid outlined at `quad` is whole in view (see [`whole_in_view`]).
+    fn whole(&self, quad: &Quad) -> bool {
+        whole_in_view(quad, self.gray)
     }
 }
 
@@ -785,7 +785,7 @@ impl Vision {
             // Just found: how fast the grid moves is not known yet, and flow on a repeating
             // grid can't tell a fast move from a slow one to the neighbouring cell. Detect once
             // more and take the motion from the two detections.
-            let found = outline.found(times)?.filter(|d| outline.inside(&d.quad));
+            let found = outline.found(times)?.filter(|d| outline.whole(&d.quad));
             // Detection orders corners by the picture, the track by the puzzle (it may be turned).
             let tracked = track::quad_of(&track.image_from_grid);
             let cell = tracked.mean_side() / 9.0;
@@ -880,7 +880,7 @@ impl Vision {
             found = detect::find_small_grid(outline.gray, Look::OneOfMany)?;
             times.add_detect(start.elapsed());
         }
-        let found = found.filter(|d| outline.inside(&d.quad) && d.score >= self.least_score);
+        let found = found.filter(|d| outline.whole(&d.quad) && d.score >= self.least_score);
         if found.is_some() {
             self.searched_in_vain = 0;
         }
@@ -916,7 +916,7 @@ impl Vision {
             return Ok(());
         }
         track.since_check = 0;
-        let found = outline.found(times)?.filter(|d| outline.inside(&d.quad));
+        let found = outline.found(times)?.filter(|d| outline.whole(&d.quad));
         let tracked = track::quad_of(&track.image_from_grid);
         let Some(found) = found.filter(|d| {
             let cell = tracked.mean_side() / 9.0;
@@ -958,7 +958,7 @@ impl Vision {
             return Ok(());
         };
         let tracked = track::quad_of(&track.image_from_grid);
-        if outline.inside(&tracked) {
+        if inside_frame(&tracked, outline.gray) {
             track.cut_for = 0;
             return Ok(());
         }
@@ -972,7 +972,7 @@ impl Vision {
                 .any(|other| detect::overlapping(other, quad))
         };
         let Some(found) = outline.found(times)?.filter(|d| {
-            outline.inside(&d.quad) && beside(&d.quad, &tracked) && !followed_elsewhere(&d.quad)
+            outline.whole(&d.quad) && beside(&d.quad, &tracked) && !followed_elsewhere(&d.quad)
         }) else {
             return Ok(());
         };
@@ -1010,8 +1010,13 @@ impl Vision {
                 return Ok(());
             }
         }
-        if !inside_frame(&quad, gray) {
-            // Cells cut off by the frame's edge would be read as empty.
+        // Cells cut off by the frame's edge would be read as empty; and a grid not known yet
+        // may have been outlined where the frame's edge cuts it.
+        let in_view = match track.identity {
+            Identity::Known(_) => inside_frame(&quad, gray),
+            Identity::Reading(_) => whole_in_view(&quad, gray),
+        };
+        if !in_view {
             return Ok(());
         }
         let orientation = if track.oriented {
@@ -1022,7 +1027,8 @@ impl Vision {
         // A track anchored while the grid moved (or smeared) is read, once steadier, from the
         // frame's own outline, as a photo is.
         let outline = if track.anchor_motion.is_infinite() || steadier_than_anchor(track, &quad) {
-            outline_near(frame_outline.found(times)?, &quad)
+            let found = frame_outline.found(times)?;
+            outline_near(found.filter(|d| frame_outline.whole(&d.quad)), &quad)
         } else {
             None
         };
@@ -1344,16 +1350,37 @@ fn moving(track: &Track, quad: &Quad) -> f64 {
     quad.max_corner_distance(&next) / quad.mean_side()
 }
 
-/// Whether all of `quad` lies inside the frame, off its edges: a grid cut by the frame's edge
-/// is outlined where it is cut, not where its corners are, and would be tracked askew.
+/// Whether all of `quad` lies inside the frame, off its edges (0.5% of the frame).
 fn inside_frame(quad: &Quad, gray: &Mat) -> bool {
     use opencv::prelude::MatTraitConst;
-    let margin = 0.005 * gray.cols().max(gray.rows()) as f64;
+    inside_by(quad, gray, 0.005 * gray.cols().max(gray.rows()) as f64)
+}
+
+/// Whether a grid outlined at `quad` is whole in view, for the outline to be followed or read
+/// from, or the grid followed to be read before its puzzle is known (once known, it is read
+/// while merely inside the frame): inside the frame by [`EDGE_CELLS`] of a cell at least (and 0.5% of the frame). A grid
+/// cut by the frame's edge is outlined where it is cut, not where its corners are, a little
+/// inside the frame rather than on its edge: a page held with its border 0.15-0.5 of a cell
+/// beyond the frame's edge was found with a corner 5-25 px (0.1-0.5 cell) inside, and the
+/// track started from it kept the grid half a cell short once the page was whole in view
+/// (never drawn again), or drew it with a corner 0.4 of a cell off.
+fn whole_in_view(quad: &Quad, gray: &Mat) -> bool {
+    use opencv::prelude::MatTraitConst;
+    let frame = 0.005 * gray.cols().max(gray.rows()) as f64;
+    inside_by(quad, gray, frame.max(EDGE_CELLS * quad.mean_side() / 9.0))
+}
+
+/// Whether every corner of `quad` lies at least `margin` pixels inside the frame.
+fn inside_by(quad: &Quad, gray: &Mat, margin: f64) -> bool {
+    use opencv::prelude::MatTraitConst;
     let (w, h) = (gray.cols() as f64, gray.rows() as f64);
     quad.0
         .iter()
         .all(|&[x, y]| x >= margin && y >= margin && x <= w - 1.0 - margin && y <= h - 1.0 - margin)
 }
+
+/// See [`whole_in_view`].
+const EDGE_CELLS: f64 = 0.5;
 
 /// Whether the solution is drawn where `track` has the grid (`quad`) on this frame: only while
 /// the track is held to the printed grid, and not while the grid is swept out of view (flow and
@@ -1482,6 +1509,19 @@ fn unsolved_view(
 mod tests {
     use super::*;
     use crate::recognize::verdict::tests::{PUZZLE, reading_of};
+
+    #[test]
+    fn a_grid_is_whole_in_view_with_a_share_of_a_cell_to_spare() {
+        // 36 px cells: half a cell is 18 px, more than 0.5% of the frame (3.2 px).
+        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
+        let quad = |x: f64| Quad([[x, 80.0], [x + 324.0, 80.0], [x + 324.0, 404.0], [x, 404.0]]);
+        assert!(!whole_in_view(&quad(4.0), &page));
+        assert!(!whole_in_view(&quad(17.0), &page));
+        assert!(whole_in_view(&quad(19.0), &page));
+        assert!(!whole_in_view(&quad(640.0 - 1.0 - 324.0 - 17.0), &page));
+        // Merely inside the frame, as a grid followed must be to be drawn while it moves.
+        assert!(inside_frame(&quad(4.0), &page));
+    }
 
     #[test]
     fn a_grid_found_a_column_off_is_found_again_where_it_is() {

@@ -467,6 +467,10 @@ pub enum Script {
     /// 8 s: the page slides in under a lamp whose reflection, a glare spot, stays where it is
     /// in the picture while the page wobbles under it, and drifts across the grid.
     Glare,
+    /// 6 s: the page held close, the grid's outermost corner on one side (the left or the
+    /// bottom, by the seed) 0.15-0.6 of a cell beyond the frame's edge for 3 s, then brought
+    /// whole into view over a second, a cell inside the edge.
+    Cut,
 }
 
 /// One simulated video.
@@ -494,6 +498,7 @@ impl Clip {
             Script::Pan => 30.0,
             Script::Swap => 10.0,
             Script::Thumb | Script::Glare => 8.0,
+            Script::Cut => 6.0,
         };
         let label = match script {
             Script::Handheld => "handheld",
@@ -501,6 +506,7 @@ impl Clip {
             Script::Swap => "swap",
             Script::Thumb => "thumb",
             Script::Glare => "glare",
+            Script::Cut => "cut",
         };
         let name = format!(
             "{label}:{}",
@@ -735,12 +741,42 @@ impl<'a> Camera<'a> {
             Script::Swap | Script::Thumb | Script::Glare => {
                 x -= 0.95 * w * (1.0 - smoothstep(t / 1.0));
             }
+            Script::Cut => return self.cut_pose(t, [x, y], side, angle, tilt),
         }
         Pose {
             centre: [x, y],
             side,
             angle,
             tilt,
+        }
+    }
+
+    /// [`Script::Cut`]'s pose: the hand's wobble, the grid moved so that its outermost corner
+    /// on the cut side lies where the script has it.
+    fn cut_pose(&self, t: f64, centre: [f64; 2], side: f64, angle: f64, tilt: [f64; 2]) -> Pose {
+        let h = self.clip.size.height as f64;
+        let beyond = 0.15 + 0.45 * ((self.clip.seed / 2) % 4) as f64 / 3.0;
+        let cell = side / 9.0;
+        // How far inside the frame's edge the outermost corner lies, in cells.
+        let inside = -beyond + (beyond + 1.0) * smoothstep((t - 3.0) / 1.0);
+        let pose = Pose {
+            centre,
+            side,
+            angle,
+            tilt,
+        };
+        let grid = pose.frame_from_grid();
+        let corners = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]].map(|p| grid.apply(p));
+        let [dx, dy] = if self.clip.seed % 2 == 0 {
+            let left = corners.iter().map(|p| p[0]).fold(f64::MAX, f64::min);
+            [inside * cell - left, 0.0]
+        } else {
+            let bottom = corners.iter().map(|p| p[1]).fold(f64::MIN, f64::max);
+            [0.0, (h - 1.0 - inside * cell) - bottom]
+        };
+        Pose {
+            centre: [centre[0] + dx, centre[1] + dy],
+            ..pose
         }
     }
 
@@ -779,7 +815,7 @@ impl<'a> Camera<'a> {
             Script::Handheld => (3.0, 4.5),
             Script::Pan => (19.0, 23.0),
             Script::Swap => (7.0, 8.0),
-            Script::Glare => return None,
+            Script::Glare | Script::Cut => return None,
             Script::Thumb => {
                 // Still, over the bottom row (its middle at 0.44), somewhere along it.
                 let along = (self.clip.seed % 7) as f64 / 6.0;
