@@ -767,7 +767,7 @@ impl<'a> Camera<'a> {
         };
         let grid = pose.frame_from_grid();
         let corners = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]].map(|p| grid.apply(p));
-        let [dx, dy] = if self.clip.seed % 2 == 0 {
+        let [dx, dy] = if self.clip.seed.is_multiple_of(2) {
             let left = corners.iter().map(|p| p[0]).fold(f64::MAX, f64::min);
             [inside * cell - left, 0.0]
         } else {
