@@ -28,7 +28,7 @@ pub fn run(file: Option<&Path>) -> anyhow::Result<ExitCode> {
     };
     let mut out = std::io::stdout().lock();
     let mut failed = 0;
-    let mut puzzles = Typed::default();
+    let mut puzzles = PuzzleLines::default();
     let mut answer = |out: &mut dyn Write, puzzle: Puzzle| -> std::io::Result<()> {
         let solved = puzzle
             .cells
@@ -76,12 +76,12 @@ struct Puzzle {
 /// Puzzles typed one per line (81 cells), or as 9 lines of 9 cells, as printed: spaces and `|`
 /// between cells, and lines of `-`, `+`, `|` or `=` between boxes, are left out.
 #[derive(Default)]
-struct Typed {
+struct PuzzleLines {
     /// Rows of a grid typed as 9 lines: where it starts, and the rows so far.
     rows: Option<(usize, Vec<String>)>,
 }
 
-impl Typed {
+impl PuzzleLines {
     /// The puzzles that line `number`, `line`, completes (none, one, or two when it ends a
     /// grid typed in rows too early).
     fn line(&mut self, number: usize, line: &str) -> Vec<Puzzle> {

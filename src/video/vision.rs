@@ -1358,12 +1358,13 @@ fn inside_frame(quad: &Quad, gray: &Mat) -> bool {
 
 /// Whether a grid outlined at `quad` is whole in view, for the outline to be followed or read
 /// from, or the grid followed to be read before its puzzle is known (once known, it is read
-/// while merely inside the frame): inside the frame by [`EDGE_CELLS`] of a cell at least (and 0.5% of the frame). A grid
-/// cut by the frame's edge is outlined where it is cut, not where its corners are, a little
-/// inside the frame rather than on its edge: a page held with its border 0.15-0.5 of a cell
-/// beyond the frame's edge was found with a corner 5-25 px (0.1-0.5 cell) inside, and the
-/// track started from it kept the grid half a cell short once the page was whole in view
-/// (never drawn again), or drew it with a corner 0.4 of a cell off.
+/// while merely inside the frame): every corner [`EDGE_CELLS`] of a cell inside the frame at
+/// least (and 0.5% of the frame). A grid cut by the frame's edge is outlined where it is cut,
+/// a little inside the frame rather than on its edge: a page held with its border 0.15-0.5 of
+/// a cell beyond the frame's edge was found with a corner 3-25 px (up to half a cell) inside,
+/// and the track started from it kept the grid half a cell short once the page was whole in
+/// view (never drawn again), or drew it with a corner 0.4 of a cell off. With a third of a
+/// cell such a corner still passed now and then.
 fn whole_in_view(quad: &Quad, gray: &Mat) -> bool {
     use opencv::prelude::MatTraitConst;
     let frame = 0.005 * gray.cols().max(gray.rows()) as f64;
