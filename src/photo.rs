@@ -339,7 +339,7 @@ impl PhotoPipeline {
         let start = Instant::now();
         let judged = judge_picture(&reading);
         times.solve += start.elapsed();
-        let (quad, bend, off_print) = placed(gray, quad, bend, lattice.as_ref())?;
+        let (quad, bend, off_print) = placed(gray, margin, quad, bend, lattice.as_ref())?;
         if off_print && judged.solution.is_some() {
             tracing::debug!("the cells would be drawn beside the printed lines: not drawn");
         }
@@ -375,11 +375,13 @@ const MOST_PUZZLES: usize = 8;
 /// which shows nothing either way.
 fn placed(
     gray: &Mat,
+    margin: f64,
     quad: Quad,
     bend: Option<Bend>,
     lattice: Option<&Lattice>,
 ) -> Result<(Quad, Option<Bend>, bool)> {
-    if !drawn_off(gray, &quad, bend.as_ref())? {
+    let cut = lattice.is_some_and(|l| cut_by_the_edge(gray, margin, &quad, &l.corners()));
+    if !cut && !drawn_off(gray, &quad, bend.as_ref())? {
         return Ok((quad, bend, false));
     }
     if let Some(lattice) = lattice {
@@ -394,6 +396,27 @@ fn placed(
     }
     Ok((quad, bend, true))
 }
+
+/// Whether the grid is cut by the picture's edge (`gray` is the picture laid in a `margin`):
+/// the lines followed inside it, a cell apart, put a corner beyond the edge by more than
+/// [`BEYOND_THE_EDGE`] of a cell where the outline (`quad`) keeps it inside, along the cut.
+/// Drawn by the outline, the cut column was squeezed into what is left of it (photos cut 0.3-0.6
+/// of a cell inside the border: a corner 0.3-0.5 of a cell off).
+fn cut_by_the_edge(gray: &Mat, margin: f64, quad: &Quad, along: &Quad) -> bool {
+    use opencv::prelude::MatTraitConst;
+    let (right, bottom) = (
+        gray.cols() as f64 - 1.0 - margin,
+        gray.rows() as f64 - 1.0 - margin,
+    );
+    let beyond = |[x, y]: [f64; 2]| (margin - x).max(x - right).max(margin - y).max(y - bottom);
+    let cell = along.mean_side() / 9.0;
+    quad.0.iter().zip(along.0).any(|(&given, followed)| {
+        beyond(followed) > BEYOND_THE_EDGE * cell && beyond(given) < 0.5 * BEYOND_THE_EDGE * cell
+    })
+}
+
+/// See [`cut_by_the_edge`].
+const BEYOND_THE_EDGE: f64 = 0.15;
 
 /// Whether the cells, drawn at `quad` along `bend`, would lie clearly beside the printed lines
 /// in `gray` (ink dark).

@@ -686,3 +686,77 @@ fn a_page_curling_into_a_books_gutter_is_drawn_in_its_cells_or_not_at_all() {
     );
     assert!(drawn >= 12, "only {drawn} of {cases} curled pages drawn");
 }
+
+/// Real photos cropped so that the picture's edge cuts the grid a third or two thirds of a cell
+/// inside its border, on each side in turn. A grid drawn must have its cells where they are
+/// printed, the cut column too (its corners beyond the picture, where the lines inside put
+/// them): before, the outline along the cut was kept and the cut column was drawn squeezed into
+/// what is left of it, a corner 0.3-0.5 of a cell off (11 of 40 photos).
+#[test]
+fn a_grid_cut_by_the_photos_edge_is_drawn_in_its_cells_or_not_at_all() {
+    let samples = require_data(kubiesa_val(), "kubiesa photos-val", 80);
+    let mut pipeline = pipeline();
+    let (mut drawn, mut off_by_more) = (0, Vec::new());
+    for (i, sample) in samples.iter().enumerate().step_by(2) {
+        let corners = sample.corners.expect("published corners");
+        let image = photo::load_image(&sample.path).unwrap();
+        let (width, height) = (image.cols() as f64, image.rows() as f64);
+        let cut = [0.3, 0.6][(i / 2) % 2] * corners.mean_side() / 9.0;
+        let xs = corners.0.map(|p| p[0]);
+        let ys = corners.0.map(|p| p[1]);
+        let min = |v: [f64; 4]| v.into_iter().fold(f64::MAX, f64::min);
+        let max = |v: [f64; 4]| v.into_iter().fold(f64::MIN, f64::max);
+        let (mut x0, mut y0, mut x1, mut y1) = (0.0, 0.0, width, height);
+        match (i / 4) % 4 {
+            0 => x0 = min(xs) + cut,
+            1 => x1 = max(xs) - cut,
+            2 => y0 = min(ys) + cut,
+            _ => y1 = max(ys) - cut,
+        }
+        let rect = core::Rect::new(x0 as i32, y0 as i32, (x1 - x0) as i32, (y1 - y0) as i32);
+        let cropped = core::Mat::roi(&image, rect).unwrap().try_clone().unwrap();
+        let case = format!(
+            "{} cut {cut:.0} px on side {}",
+            sample.path.display(),
+            (i / 4) % 4
+        );
+        let Some(puzzle) = solved_right(&mut pipeline, &cropped, sample, &case) else {
+            continue;
+        };
+        if puzzle.off_print {
+            continue;
+        }
+        let truth = corners.translated(-(rect.x as f64), -(rect.y as f64));
+        let off = puzzle
+            .quad
+            .0
+            .iter()
+            .map(|&p| {
+                truth
+                    .0
+                    .iter()
+                    .map(|&t| common_distance(p, t))
+                    .fold(f64::MAX, f64::min)
+            })
+            .fold(0.0, f64::max)
+            / (truth.mean_side() / 9.0);
+        println!("{case}: drawn, a corner {off:.2} of a cell off");
+        drawn += 1;
+        if off > 0.27 {
+            off_by_more.push(format!("{case}: {off:.2}"));
+        }
+    }
+    println!(
+        "cut grids: {drawn} of 40 drawn, {} with a corner over 0.27 of a cell off",
+        off_by_more.len()
+    );
+    // Measured: 30 of 40 drawn, 27 within 0.25 of a cell; 3 at 0.34-0.57, where the lines
+    // followed took the cut itself for the border (left for later). Drawn by the outline
+    // whatever the lines said (before session 37), 9 were over 0.27.
+    assert!(off_by_more.len() <= 3, "drawn off: {off_by_more:?}");
+    assert!(drawn >= 25, "only {drawn} of 40 drawn");
+}
+
+fn common_distance(a: [f64; 2], b: [f64; 2]) -> f64 {
+    (a[0] - b[0]).hypot(a[1] - b[1])
+}
