@@ -372,7 +372,8 @@ const MOST_PUZZLES: usize = 8;
 /// followed lay within a tenth. Drawn along the lines followed, every box must show the printed
 /// lines where they are drawn ([`drawn_on_the_print`]): lines followed on from an outline with
 /// a corner cut a cell short (a marker lying across the border) put a box half a cell off,
-/// which shows nothing either way.
+/// which shows nothing either way. A grid cut by the picture's edge ([`cut_by_the_edge`]) is
+/// drawn along the lines followed, or not at all.
 fn placed(
     gray: &Mat,
     margin: f64,
@@ -390,7 +391,7 @@ fn placed(
         if !drawn_off(gray, &along, along_bend.as_ref())?
             && drawn_on(gray, &along, along_bend.as_ref())?
         {
-            tracing::debug!("drawn along the lines followed: by the outline, off the print");
+            tracing::debug!(cut, "drawn along the lines followed, not by the outline");
             return Ok((along, along_bend, false));
         }
     }
