@@ -735,7 +735,7 @@ fn a_grid_cut_by_the_photos_edge_is_drawn_in_its_cells_or_not_at_all() {
                 truth
                     .0
                     .iter()
-                    .map(|&t| common_distance(p, t))
+                    .map(|&t| sudoku_ar::geometry::distance(p, t))
                     .fold(f64::MAX, f64::min)
             })
             .fold(0.0, f64::max)
@@ -755,8 +755,4 @@ fn a_grid_cut_by_the_photos_edge_is_drawn_in_its_cells_or_not_at_all() {
     // whatever the lines said (before session 37), 9 were over 0.27.
     assert!(off_by_more.len() <= 3, "drawn off: {off_by_more:?}");
     assert!(drawn >= 25, "only {drawn} of 40 drawn");
-}
-
-fn common_distance(a: [f64; 2], b: [f64; 2]) -> f64 {
-    (a[0] - b[0]).hypot(a[1] - b[1])
 }
