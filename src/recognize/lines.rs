@@ -40,9 +40,6 @@ const MIN_RESPONSE: f64 = 6.0;
 /// Cost per squared pixel of a path moving between neighbouring strips, and per pixel of
 /// straying from the expected place, in gray levels of ridge response.
 const BEND_COST: f64 = 3.0;
-/// How many found lines a missing outer line is carried on from (see [`interpolated`]): four
-/// average out a cell line drawn onto a digit's stroke.
-const CARRIED_FIT: usize = 4;
 const STRAY_COST: f64 = 0.5;
 
 /// Where the printed lines cross, in pixels of the rectified image they were found in:
@@ -166,8 +163,7 @@ fn follow_lines(view: &GrayView, layout: Layout, across: bool) -> Option<([Path;
         }
     }
     let border_seen = [found[0].is_some(), found[9].is_some()];
-    let paths =
-        std::array::from_fn(|k| found[k].unwrap_or_else(|| interpolated(&found, k, CARRIED_FIT)));
+    let paths = std::array::from_fn(|k| found[k].unwrap_or_else(|| interpolated(&found, k)));
     Some((paths, border_seen))
 }
 
@@ -183,7 +179,7 @@ fn follow_cell_lines(
 ) {
     let reach = (CELL_REACH * layout.cell as f64).round() as usize;
     for k in lines.filter(|k| k % 3 != 0) {
-        let guess = interpolated(boxes, k, 2);
+        let guess = interpolated(boxes, k);
         found[k] = follow_line(
             profiles,
             layout.expected(k),
@@ -439,14 +435,9 @@ fn border_in_step(found: &[Option<Path>; 10], outer: usize, cell: f64) -> bool {
     }
 }
 
-/// A missing line's path: linear between the nearest found lines on either side; beyond the
-/// last line found on one side, carried on along a straight line fitted, strip by strip,
-/// through the `fit` found lines nearest to it (one alone is copied). Cells are evenly spaced:
-/// where the outline the grid was rectified from is off along a border that is not seen (a grid
-/// cut by the picture's edge, outlined along the cut), the lines inside lie off where it put
-/// them by a share growing toward that border, and a copy of the nearest line's offset kept
-/// the cut column squeezed into what is left of it (a corner up to half a cell off).
-fn interpolated(found: &[Option<Path>; 10], k: usize, fit: usize) -> Path {
+/// A missing line's path, linear between the nearest found lines on either side (or copied
+/// from the nearest one at the ends).
+fn interpolated(found: &[Option<Path>; 10], k: usize) -> Path {
     let before = (0..k).rev().find_map(|i| found[i].map(|p| (i, p)));
     let after = (k + 1..10).find_map(|i| found[i].map(|p| (i, p)));
     match (before, after) {
@@ -454,39 +445,9 @@ fn interpolated(found: &[Option<Path>; 10], k: usize, fit: usize) -> Path {
             let w = (k - i) as f64 / (m - i) as f64;
             std::array::from_fn(|j| a[j] * (1.0 - w) + b[j] * w)
         }
-        (Some(_), None) => carried_on(found, (0..k).rev(), k, fit),
-        (None, Some(_)) => carried_on(found, k + 1..10, k, fit),
+        (Some((_, p)), None) | (None, Some((_, p))) => p,
         (None, None) => [0.0; 9],
     }
-}
-
-/// The path of line `k`, beyond the found lines among `lines` (nearest first): a straight
-/// line fitted, strip by strip, through the `fit` nearest of them and carried on to `k`.
-fn carried_on(
-    found: &[Option<Path>; 10],
-    lines: impl Iterator<Item = usize>,
-    k: usize,
-    fit: usize,
-) -> Path {
-    let near: Vec<(f64, Path)> = lines
-        .filter_map(|i| found[i].map(|p| (i.abs_diff(k) as f64, p)))
-        .take(fit)
-        .collect();
-    let n = near.len() as f64;
-    let mean_d = near.iter().map(|(d, _)| d).sum::<f64>() / n;
-    let spread: f64 = near.iter().map(|(d, _)| (d - mean_d).powi(2)).sum();
-    std::array::from_fn(|j| {
-        let mean_o = near.iter().map(|(_, p)| p[j]).sum::<f64>() / n;
-        if spread == 0.0 {
-            return mean_o;
-        }
-        let slope = near
-            .iter()
-            .map(|(d, p)| (d - mean_d) * (p[j] - mean_o))
-            .sum::<f64>()
-            / spread;
-        mean_o - slope * mean_d
-    })
 }
 
 /// A path's offset at position `t` along it (pixels), linear between strip centres and
@@ -655,40 +616,6 @@ mod tests {
                     "crossing {l},{k} at {x:.1},{y:.1}, expected {ex:.1},{ey:.1}"
                 );
             }
-        }
-    }
-
-    /// A grid cut by the picture's edge and outlined along the cut: its column lines spaced 2 px
-    /// wider than the layout says (line `k` 2 * (9 - k) px left of where it is expected), the
-    /// left border not printed in view.
-    #[test]
-    fn a_border_not_seen_is_carried_on_from_the_spacing_of_the_lines_inside() {
-        let side = LAYOUT.side() as i32;
-        let mut image =
-            Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(220.0)).unwrap();
-        let black = Scalar::all(30.0);
-        let column = |k: usize| LAYOUT.expected(k) as i32 - 2 * (9 - k as i32);
-        for k in 0..10 {
-            let thickness = if k % 3 == 0 { 4 } else { 1 };
-            let at = LAYOUT.expected(k) as i32;
-            let mut line = |from: CvPoint, to: CvPoint| {
-                imgproc::line(&mut image, from, to, black, thickness, imgproc::LINE_8, 0).unwrap()
-            };
-            line(CvPoint::new(column(0) + 3, at), CvPoint::new(side, at));
-            if k > 0 {
-                line(CvPoint::new(column(k), 0), CvPoint::new(column(k), side));
-            }
-        }
-        let found = find_crossings(&image, LAYOUT).unwrap().expect("lines");
-        assert!(!found.border_seen[3], "no left border is printed");
-        for l in 0..10 {
-            let [x, _] = found.at[l][0];
-            // Copied from line 1's offset, it was put 2 px inside, at the cut.
-            let truth = column(0) as f64;
-            assert!(
-                (x - truth).abs() < 0.75,
-                "left border at {x:.1}, printed at {truth}"
-            );
         }
     }
 
