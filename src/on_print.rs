@@ -205,7 +205,7 @@ pub fn drawn_off_the_print(gray: &GrayView, lattice: &Lattice) -> bool {
 }
 
 /// Whether every 3x3 box of the grid drawn at `lattice` shows its printed lines where they are
-/// drawn: along its row lines and along its column lines apart, at least [`MIN_ON_IN_BOX`] of
+/// drawn: along its row lines and along its column lines apart, at least `MIN_ON_IN_BOX` (4) of
 /// the 12 segments on their line, more than twice as many as beside it. Asked of a grid drawn
 /// otherwise than its outline says (the lines followed, when the outline is off the print),
 /// which must then show it is right, not only that it is not clearly wrong: a box drawn half a

@@ -310,7 +310,7 @@ fn mark_hidden(mut reading: GridReading, rectified: &Mat) -> Result<GridReading>
     Ok(reading)
 }
 
-/// The reading of a grid smeared by the camera's motion, marked so ([`CellReading::smeared`]).
+/// The reading of a grid smeared by the camera's motion, marked so ([`CellReading::smeared`](read::CellReading::smeared)).
 fn mark_smeared(mut reading: GridReading) -> GridReading {
     for cell in &mut reading.0 {
         cell.smeared = true;

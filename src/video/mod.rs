@@ -1,6 +1,7 @@
 //! Live video: [`capture`] (video files and webcams) feeds frames to [`vision`] (find the grid,
 //! follow it with [`track`], recognize and solve its puzzle once with [`crate::recognize`],
-//! tell puzzles seen before with [`known`]),
+//! tell puzzles seen before with [`known`]; each grid followed is a [`tracked`] track, which
+//! says where the solution may be drawn),
 //! and [`display`] draws the solution onto each frame (window, video file, JSON lines); [`live`]
 //! runs the three as threads. [`several`] runs a vision stage for each puzzle in view.
 
@@ -10,4 +11,5 @@ pub mod known;
 pub mod live;
 pub mod several;
 pub mod track;
+pub mod tracked;
 pub mod vision;

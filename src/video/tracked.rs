@@ -1,0 +1,1008 @@
+//! A grid followed from frame to frame by the vision stage ([`super::vision`]): where it is
+//! (flow from the last frame, anchored to the printed grid), what is known of its puzzle (being
+//! read, or known), and whether its solution may be drawn where it is on this frame (held to
+//! the print, whole or merely inside the frame, not moving too fast to be drawn well).
+
+use std::sync::Arc;
+
+use opencv::core::Mat;
+
+use crate::bend::Bend;
+use crate::error::Result;
+use crate::geometry::{Homography, Quad, distance};
+use crate::grid::Grid;
+use crate::on_print::PrintCheck;
+use crate::raster::GrayView;
+use crate::recognize::Recognition;
+use crate::recognize::detect::{Detection, Ink};
+use crate::recognize::lines;
+use crate::recognize::read::GridReading;
+use crate::recognize::verdict::{Evidence, Judged, WrongMarks, judge_frames};
+use crate::video::known::{Known, contradicts, replaced};
+use crate::video::track::{self, Anchor, TrackFrame};
+use crate::video::vision::{LiveState, PuzzleView};
+
+/// A re-reading puts the grid within this many cells of the track: the same place.
+pub(super) const CONFIRM_CELLS: f64 = 0.15;
+/// And every crossing of its lines, bent as it read them, within this many cells of where the
+/// track draws it (see `Track::cells_agree`). At 0.2, a real curved page drawn by its corners
+/// under a thumb, its digits inside their cells, was held back on 14% of its frames
+/// (`thumb:02_10_honor_view_10_0`, hand-held bench set 1).
+pub(super) const CELLS_AGREE: f64 = 0.3;
+/// Lines within this many cells of a grid just found are taken over its outline even beside
+/// something over the grid (see `Track::take_lines`).
+pub(super) const OUTLINE_OFF_CELLS: f64 = 0.3;
+/// Readings in a row whose lines, followed beside something over the grid, disagree with the
+/// track but put the grid in the same place on the paper every time, after which the lines are
+/// taken: it is the track that is off (an outline found at a smeared paper edge, `image36`,
+/// held 3-4% off by its own anchor and never drawn). Lines pulled onto strokes beside a glare
+/// spot or a finger move with it over the paper and do not add up.
+pub(super) const OVERRULE_AFTER: u32 = 8;
+/// How close (share of a cell) the lines of two such readings must put the grid on the paper.
+pub(super) const SAME_PLACE_CELLS: f64 = 0.1;
+/// A grid partly out of view that moves more than this (share of its side per frame) is not
+/// drawn.
+pub(super) const LEAVING_MOTION: f64 = 0.05;
+/// A due re-check waits while the grid moves more than this (share of its side per frame):
+/// lines smeared by motion are followed off the printed ones, and the track would be reset
+/// onto them (a page coming back into view was drawn 3-5% off until the next check).
+pub(super) const STEADY_FOR_CHECK: f64 = 0.02;
+/// No overlay while the grid moves more than this (share of its side per frame), also in full
+/// view: the page is a smear then, and the flow lags the paper (pages swept out of view in the
+/// 30 s pans, up to 16% a frame, were drawn 2.0-2.3% off). 10% would also blank the quicker
+/// moves of the 8 s clips (2% of their frames), which are drawn within 1.5%.
+pub(super) const BLUR_MOTION: f64 = 0.12;
+/// No overlay on a frame where the grid moves more than `FAST_MOTION` (share of its side per
+/// frame) and the anchor moved the tracked grid by more than `DISPUTED_CORRECTION` of its side:
+/// on a fast frame the anchor's sharp picture, aligned to the smeared frame, now and then puts
+/// one corner 5-7 px off (2.0-2.1% of the side at 10-12% a frame, single frames of the 8 s
+/// clips' quick move), while on most such frames it is what keeps the grid on the paper (keeping
+/// the tracked grid on every fast frame drew up to 2.7% off). Flow and anchor disagreeing that
+/// much on a fast frame means one of them is off, and which is not known. A steady frame's
+/// correction is the anchor doing its work (drift taken out) and is drawn.
+pub(super) const FAST_MOTION: f64 = 0.05;
+pub(super) const DISPUTED_CORRECTION: f64 = 0.01;
+
+pub(super) enum Identity {
+    /// Boxed: the summed readings are large, a known puzzle is a pointer.
+    Reading(Box<Evidence>),
+    Known(Arc<Known>),
+}
+
+pub(super) struct Track {
+    pub(super) image_from_grid: Homography,
+    /// How the grid moved from the frame before last to the last: this frame's first guess.
+    pub(super) motion: Option<Homography>,
+    pub(super) identity: Identity,
+    /// Whether the grid's orientation was settled by a sure reading.
+    pub(super) oriented: bool,
+    /// Frames since the puzzle was last read again (known) or the grid searched for again
+    /// (being read).
+    pub(super) since_check: u32,
+    /// Whether two readings have put the grid in the same place since it was recognised from
+    /// one reading as a puzzle seen before; nothing is drawn until they have.
+    pub(super) confirmed: bool,
+    /// The grid as first seen, that every frame is aligned to.
+    pub(super) anchor: Option<Anchor>,
+    /// Frames since the track was last aligned to the anchor.
+    pub(super) unanchored_for: u32,
+    /// How far the anchor moved the tracked grid on this frame (share of its side): flow from
+    /// the last frame and the anchor disagree when one of them is off.
+    pub(super) correction: f64,
+    /// How fast the grid moved (share of its side per frame) on the frame the anchor was last
+    /// set on, infinite for a frame smeared by the camera's motion: lines followed on a moving
+    /// frame, and so the anchor, may lie a little off. The grid is read again, and the anchor
+    /// set again, once it moves at most half as fast (see [`steadier_than_anchor`]).
+    pub(super) anchor_motion: f64,
+    /// Whether the grid is printed dark on light or light on dark (a dark-mode screen).
+    pub(super) ink: Ink,
+    /// How clearly the outline it was found by framed a grid (`Detection::score`).
+    pub(super) found_score: f64,
+    /// Whether the track has been on the printed lines since the grid was found: before, it is
+    /// where the outline search put it, which a thumb or a glare spot over the border pulls off.
+    pub(super) on_lines: bool,
+    /// Where the last readings' lines, doubtful beside something over the grid, put the grid
+    /// in the track's own coordinates, and how many readings in a row did so.
+    pub(super) disputed: Option<(Quad, u32)>,
+    /// While an unsolved puzzle is read again: what it was judged (unsolvable, multiple).
+    pub(super) provisional: Option<LiveState>,
+    /// While the puzzle is read: the digits every solution of the clues read surely agrees on
+    /// (see [`agreed_digits`](crate::recognize::verdict::agreed_digits)), drawn until it is solved.
+    pub(super) agreed: Option<Arc<Known>>,
+    /// Digits somebody wrote into the grid, as the last reading that showed the puzzle saw them.
+    pub(super) entries: Grid,
+    /// Entries read surely wrong, in readings in a row (see [`PuzzleView::wrong`]).
+    pub(super) wrong: WrongMarks,
+    /// Frames in a row the grid has been cut by the frame's edge.
+    pub(super) cut_for: u32,
+    /// How the printed lines bend between the corners (curved paper), in grid units, as the
+    /// last clear reading (nothing over the grid, not smeared) followed them: the paper's curve
+    /// travels with it, so each frame draws the cells through its own homography.
+    pub(super) bend: Option<Bend>,
+    /// Whether the cells drawn lie on the printed lines, looked at over the last frames drawn.
+    pub(super) print_check: PrintCheck,
+    /// Whether the last reading that could tell (lines followed on a sharp frame) put the cells
+    /// elsewhere than the track draws them (see [`Track::cells_agree`]).
+    pub(super) cells_disputed: bool,
+    /// While the grid is read: its recent readings turned (each more plausible than upright,
+    /// none taken yet), and which corner of the track's outline they take for the puzzle's
+    /// top-left. When they add up to a puzzle, the puzzle's rules say that way is up.
+    pub(super) turned_readings: Option<(usize, Box<Evidence>)>,
+}
+
+impl Track {
+    /// A track of a grid just found, to be read; None if its corners make no homography.
+    pub(super) fn start(current: &TrackFrame, found: &Detection) -> Result<Option<Track>> {
+        let Some(image_from_grid) = Homography::from_quads(&Quad::UNIT, &found.quad) else {
+            return Ok(None);
+        };
+        tracing::debug!(score = found.score, "found a grid");
+        Ok(Some(Track {
+            image_from_grid,
+            motion: None,
+            identity: Identity::Reading(Box::new(Evidence::new())),
+            oriented: false,
+            since_check: 0,
+            confirmed: false,
+            anchor: Anchor::new(current, &image_from_grid)?,
+            unanchored_for: 0,
+            correction: 0.0,
+            anchor_motion: if found.smeared { f64::INFINITY } else { 0.0 },
+            ink: found.ink,
+            found_score: found.score,
+            on_lines: false,
+            disputed: None,
+            provisional: None,
+            agreed: None,
+            entries: Grid::EMPTY,
+            wrong: WrongMarks::NONE,
+            cut_for: 0,
+            bend: None,
+            print_check: PrintCheck::default(),
+            cells_disputed: false,
+            turned_readings: None,
+        }))
+    }
+
+    /// Whether lines that disagree with the track have, `OVERRULE_AFTER` readings in a row, put
+    /// the grid in the same place on the paper (seen from the track); counts this reading.
+    pub(super) fn lines_hold_their_place(&mut self, lines: &Quad) -> bool {
+        let Some(grid_from_image) = self.image_from_grid.inverse() else {
+            return false;
+        };
+        let on_paper = Quad(lines.0.map(|p| grid_from_image.apply(p)));
+        let same = |q: &Quad| q.max_corner_distance(&on_paper) <= SAME_PLACE_CELLS / 9.0;
+        let count = match self.disputed {
+            Some((q, n)) if same(&q) => n + 1,
+            _ => 1,
+        };
+        self.disputed = Some((on_paper, count));
+        if count >= OVERRULE_AFTER {
+            tracing::debug!(
+                readings = count,
+                "lines that disagree with the track hold their place: taking them"
+            );
+            self.disputed = None;
+            return true;
+        }
+        false
+    }
+
+    /// Moves the track (tracked at `quad`) onto the printed lines of `recognition` where they
+    /// can be trusted; says whether they agree with the track, and so may confirm it (its cells
+    /// too, see [`Track::cells_agree`]; not a reading across a smear of a grid never yet on its
+    /// lines), and whether they are doubtful.
+    ///
+    /// The printed lines are the absolute truth of where the grid is: where they were followed
+    /// (or the grid was turned), the track and its anchor start again from them. Except while
+    /// something lies over the grid and they disagree with the track: where a glare spot or a
+    /// finger hides a line, it can be followed onto the strokes beside it (a glare spot drifting
+    /// over image36's page put the drawn grid 4% of its side off), and a grid just found may be
+    /// outlined off. Neither is trusted then: nothing is drawn until a reading's lines agree
+    /// with the track again, hold their place long enough to overrule it, or lie on the printed
+    /// border clearly more than the track does (see [`on_border_more_clearly`]).
+    pub(super) fn take_lines(
+        &mut self,
+        gray: &Mat,
+        current: &TrackFrame,
+        quad: &Quad,
+        recognition: &Recognition,
+    ) -> Result<(bool, bool)> {
+        let cell = quad.mean_side() / 9.0;
+        // A turned reading names the corners from another one: where the grid is, is compared
+        // with the track's corners named the same way.
+        let placed = quad.turned_like(&recognition.quad);
+        let agrees = recognition.quad.max_corner_distance(&placed) <= CONFIRM_CELLS * cell;
+        let cells_agree = self.cells_agree(quad, recognition);
+        let covered = recognition.reading.hidden().contains(&true);
+        tracing::trace!(?quad, lines = ?recognition.quad, on_lines = recognition.on_lines, agrees, covered, "read");
+        // A track not yet on the lines is only the outline search's guess, pulled off by the
+        // thumb over the border that the lines were followed past: lines near it are the better
+        // guess (thumb:image1038 was held back 7 frames, its outline 0.17 cell off).
+        let outline_off = !self.on_lines
+            && recognition.quad.max_corner_distance(&placed) <= OUTLINE_OFF_CELLS * cell;
+        let doubtful = covered
+            && recognition.on_lines
+            && !agrees
+            && !outline_off
+            && !on_border_more_clearly(gray, &recognition.quad, &placed, recognition)?
+            && !self.lines_hold_their_place(&recognition.quad);
+        if doubtful {
+            tracing::debug!("lines beside something over the grid disagree with the track");
+            self.confirmed = false;
+            // The track stays where it is, but is named the way the grid was read: the readings
+            // it adds up are of the grid that way up (named as before, a blurred frame's turned
+            // reading had the solution drawn turned).
+            if recognition.turned && self.start_again_at(current, &placed)? {
+                self.disputed = None;
+            }
+        } else {
+            self.disputed = None;
+            let motion = if recognition.reading.smeared() {
+                f64::INFINITY
+            } else {
+                moving(self, quad)
+            };
+            if (recognition.on_lines || recognition.turned)
+                && self.start_again_at(current, &recognition.quad)?
+            {
+                self.unanchored_for = 0;
+                self.on_lines |= recognition.on_lines;
+                self.anchor_motion = motion;
+                if !agrees || !cells_agree {
+                    // Lines that moved the grid are drawn once the next reading's agree: one
+                    // reading's lines can be followed off at a corner (a pencil note beside it
+                    // under a steep view put a steady, anchored grid 4.5% off for a frame).
+                    self.confirmed = false;
+                }
+                // Lines followed beside a finger or across a smear may bend where the paper
+                // does not: the bend read before stays.
+                if !covered && !recognition.reading.smeared() {
+                    self.bend = recognition.bend;
+                }
+            }
+        }
+        // A grid never yet placed on its printed lines is where the outline search and the flow
+        // put it; across a smear, that is only roughly where it is, and a reading that could not
+        // follow the lines there agrees with it by construction: it starts no drawing (a page
+        // sliding in at 5% of its side a frame was first drawn 4.2% off so).
+        let settles = self.confirmed || self.on_lines || !recognition.reading.smeared();
+        Ok((agrees && cells_agree && settles, doubtful))
+    }
+
+    /// Whether the cells `recognition` read lie where the track (at `quad`, bent as it is)
+    /// draws them, within [`CELLS_AGREE`] of a cell at every crossing of the lines; a reading
+    /// whose lines were not followed, or were followed across a smear, says nothing of it.
+    ///
+    /// The corners can agree while the cells between them do not: on a page curved beyond
+    /// what the lines followed once a frame reach, most readings took cells near the bowed
+    /// border for covered, their bend was not kept (see [`Track::take_lines`]), and the grid
+    /// drawn by its corners lay up to 0.48 of a cell off its printed cells.
+    ///
+    /// A reading that says nothing of the cells leaves the last word to the last one that did:
+    /// a smeared reading of a page bowed by 0.45 of a cell, taken as the camera began to move,
+    /// confirmed a grid every sharp reading before had put 0.44 of a cell off, and it was drawn
+    /// so (noise seed 2, session 32).
+    pub(super) fn cells_agree(&mut self, quad: &Quad, recognition: &Recognition) -> bool {
+        if !recognition.on_lines || recognition.reading.smeared() {
+            return !self.cells_disputed;
+        }
+        let drawn = crate::overlay::drawn_lattice(quad, self.bend.as_ref());
+        let read = crate::overlay::drawn_lattice(&recognition.quad, recognition.bend.as_ref());
+        let (Some(drawn), Some(read)) = (drawn, read) else {
+            return false;
+        };
+        let read = read.turned_like(quad);
+        let apart = drawn
+            .0
+            .iter()
+            .flatten()
+            .zip(read.0.iter().flatten())
+            .map(|(&a, &b)| distance(a, b))
+            .fold(0.0, f64::max);
+        self.cells_disputed = apart > CELLS_AGREE * quad.mean_side() / 9.0;
+        !self.cells_disputed
+    }
+
+    /// Sets the anchor again on `outline`, the grid's sharp outline found near the track (at
+    /// `quad`) on this frame: for a track anchored on a smeared frame, where the lines could not
+    /// be followed on a sharp one.
+    pub(super) fn anchor_on_outline(
+        &mut self,
+        current: &TrackFrame,
+        outline: &Quad,
+        quad: &Quad,
+    ) -> Result<()> {
+        let motion = moving(self, quad);
+        if self.start_again_at(current, outline)? {
+            tracing::debug!("anchored again on a sharp frame's outline");
+            self.anchor_motion = motion;
+            self.unanchored_for = 0;
+        }
+        Ok(())
+    }
+
+    /// Puts the track, and the anchor it is aligned to, at `quad`; false (and left as it is)
+    /// when its corners make no homography.
+    pub(super) fn start_again_at(&mut self, current: &TrackFrame, quad: &Quad) -> Result<bool> {
+        let Some(h) = Homography::from_quads(&Quad::UNIT, quad) else {
+            return Ok(false);
+        };
+        // A grid now named from another corner (read turned) would have its bend turned too.
+        let was = track::quad_of(&self.image_from_grid);
+        if was.turned_like(quad) != was {
+            self.bend = None;
+        }
+        self.image_from_grid = h;
+        self.anchor = Anchor::new(current, &h)?;
+        Ok(true)
+    }
+
+    /// Takes `agreed` (see [`agreed_digits`](crate::recognize::verdict::agreed_digits)) as the digits to draw while the puzzle is read,
+    /// as a puzzle numbered `id` when they changed; returns how many ids it used. They are
+    /// drawn where the lines read put the grid (`doubtful`: not).
+    ///
+    /// Readings that agree on nothing this time (a clue read unsurely on one blurred frame, a
+    /// puzzle just read again) keep the digits agreed on before, unless `reading` shows another
+    /// puzzle or surely another digit where one of their clues is: they follow from those clues
+    /// alone (thumb:image1086 lost them for 6-26 frames at a time).
+    pub(super) fn agree(
+        &mut self,
+        agreed: Option<Judged>,
+        reading: &GridReading,
+        id: u64,
+        doubtful: bool,
+    ) -> u64 {
+        let Some(agreed) = agreed else {
+            if self
+                .agreed
+                .as_ref()
+                .is_some_and(|k| replaced(k, reading) || contradicts(k, reading))
+            {
+                tracing::debug!("the digits agreed on no longer hold");
+                self.agreed = None;
+            }
+            return 0;
+        };
+        self.confirmed = !doubtful;
+        if self
+            .agreed
+            .as_ref()
+            .is_some_and(|k| k.solution == agreed.solution && k.clues == agreed.clues)
+        {
+            return 0;
+        }
+        tracing::debug!(
+            id,
+            digits = agreed.solution.map_or(0, |s| s.filled()),
+            "digits every solution agrees on"
+        );
+        self.agreed = Some(Arc::new(Known::new(id, agreed)));
+        1
+    }
+
+    /// Adds `turned`, a reading of the grid turned (outlined at `quad` by the track), to the
+    /// recent ones turned the same way, and returns them when they add up to a solved puzzle
+    /// or, if `sure_alone`, when it is sure; else keeps them for the next.
+    pub(super) fn turned_taken(
+        &mut self,
+        quad: &Quad,
+        turned: &Recognition,
+        sure_alone: bool,
+    ) -> Option<Box<Evidence>> {
+        let top_left = turned.quad.0[0];
+        let turn = (0..4)
+            .min_by(|&a, &b| {
+                distance(top_left, quad.0[a]).total_cmp(&distance(top_left, quad.0[b]))
+            })
+            .unwrap_or(0);
+        let mut evidence = match self.turned_readings.take() {
+            Some((was, evidence)) if was == turn => evidence,
+            _ => Box::new(Evidence::new()),
+        };
+        evidence.add(&turned.reading);
+        if (sure_alone && turned.reading.is_confident())
+            || judge_frames(&evidence).is_some_and(|j| j.solution.is_some())
+        {
+            return Some(evidence);
+        }
+        self.turned_readings = Some((turn, evidence));
+        None
+    }
+
+    /// Reads the grid as a puzzle not yet known, from `reading` on, saying `provisional` (the
+    /// verdict it had, if any) until a new one.
+    pub(super) fn read_again(&mut self, reading: &GridReading, provisional: Option<LiveState>) {
+        self.provisional = provisional;
+        let mut evidence = Evidence::new();
+        evidence.add(reading);
+        self.identity = Identity::Reading(Box::new(evidence));
+    }
+}
+
+/// How much more clearly (ratio of [`lines::border_contrast`]) the followed lines' corners
+/// must put a side of the grid on the printed border than the track's, to be taken over it
+/// while something lies over the grid.
+pub(super) const BORDER_CLEARER: f64 = 1.5;
+/// The faintest border (share of the paper's brightness) that can tell so.
+pub(super) const MIN_BORDER_CONTRAST: f64 = 0.05;
+
+/// Whether the followed lines (`lines`) put the grid's sides on the printed border clearly
+/// more than the track (at `tracked`), looking only beside cells the reading saw in view: on
+/// some side clearly more, and on none clearly less. Then it is the track that is off
+/// (thumb:image44's outline, found as the page slid in, had its bottom side cut along the thumb
+/// over the bottom row, a corner 0.7 cell in, and the right lines waited 8 readings to overrule
+/// it).
+pub(super) fn on_border_more_clearly(
+    gray: &Mat,
+    lines: &Quad,
+    tracked: &Quad,
+    recognition: &Recognition,
+) -> Result<bool> {
+    let view = GrayView::new(gray)?;
+    let hidden = recognition.reading.hidden();
+    let by_lines = lines::border_contrast(&view, lines, &hidden);
+    let by_track = lines::border_contrast(&view, tracked, &hidden);
+    tracing::trace!(
+        ?by_lines,
+        ?by_track,
+        "border contrast where lines and track disagree"
+    );
+    let clearer = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) => a >= MIN_BORDER_CONTRAST && a > BORDER_CLEARER * b.max(0.0),
+        _ => false,
+    };
+    let sides = by_lines.iter().zip(&by_track);
+    let lines_clearer = sides.clone().any(|(&l, &t)| clearer(l, t));
+    let track_clearer = sides.clone().any(|(&l, &t)| clearer(t, l));
+    Ok(lines_clearer && !track_clearer)
+}
+
+/// Frames the overlay stays up without being aligned to the anchor (finger, blur, part of the
+/// grid out of view): flow from an aligned frame holds that long; after it, nothing is drawn
+/// until the grid is aligned again.
+pub(super) const DRAW_UNANCHORED: u32 = 2;
+
+/// Whether the grid, at `quad`, moves at most half as fast as when the anchor was set on a
+/// moving frame: the page coming to rest after sliding in is anchored again on a sharper frame
+/// (handheld:01_22 anchored while it still moved 3.5% of its side a frame, a hair off, was
+/// drawn 2.8% off on a quick move two seconds later).
+pub(super) fn steadier_than_anchor(track: &Track, quad: &Quad) -> bool {
+    track.anchor_motion > STEADY_FOR_CHECK && moving(track, quad) <= track.anchor_motion / 2.0
+}
+
+/// How far the grid moved from the frame before to this one, as a share of its side.
+pub(super) fn moving(track: &Track, quad: &Quad) -> f64 {
+    let Some(motion) = track.motion else {
+        return 0.0;
+    };
+    // The last frame's motion, carried on: where the grid will be next.
+    let next = track::quad_of(&motion.after(&track.image_from_grid));
+    quad.max_corner_distance(&next) / quad.mean_side()
+}
+
+/// Whether all of `quad` lies inside the frame, off its edges (0.5% of the frame).
+pub(super) fn inside_frame(quad: &Quad, gray: &Mat) -> bool {
+    use opencv::prelude::MatTraitConst;
+    inside_by(quad, gray, 0.005 * gray.cols().max(gray.rows()) as f64)
+}
+
+/// Whether a grid outlined at `quad` is whole in view, for the outline to be followed or read
+/// from, or the grid followed to be read before its puzzle is known (once known, it is read
+/// while merely inside the frame): every corner [`EDGE_CELLS`] of a cell inside the frame at
+/// least (and 0.5% of the frame). A grid cut by the frame's edge is outlined where it is cut,
+/// a little inside the frame rather than on its edge: a page held with its border 0.15-0.5 of
+/// a cell beyond the frame's edge was found with a corner 3-25 px (up to half a cell) inside,
+/// and the track started from it kept the grid half a cell short once the page was whole in
+/// view (never drawn again), or drew it with a corner 0.4 of a cell off. With a third of a
+/// cell such a corner still passed now and then.
+pub(super) fn whole_in_view(quad: &Quad, gray: &Mat) -> bool {
+    use opencv::prelude::MatTraitConst;
+    let frame = 0.005 * gray.cols().max(gray.rows()) as f64;
+    inside_by(quad, gray, frame.max(EDGE_CELLS * quad.mean_side() / 9.0))
+}
+
+/// Whether every corner of `quad` lies at least `margin` pixels inside the frame.
+pub(super) fn inside_by(quad: &Quad, gray: &Mat, margin: f64) -> bool {
+    use opencv::prelude::MatTraitConst;
+    let (w, h) = (gray.cols() as f64, gray.rows() as f64);
+    quad.0
+        .iter()
+        .all(|&[x, y]| x >= margin && y >= margin && x <= w - 1.0 - margin && y <= h - 1.0 - margin)
+}
+
+/// See [`whole_in_view`].
+pub(super) const EDGE_CELLS: f64 = 0.5;
+
+/// Whether the solution is drawn where `track` has the grid (`quad`) on this frame: only while
+/// the track is held to the printed grid, and not while the grid is swept out of view (flow and
+/// anchor then see a smeared part of it, and the hidden corners were extrapolated 3-5% off),
+/// moves too fast to be drawn well or is disputed on a fast frame (see [`FAST_MOTION`]).
+pub(super) fn held_to_print(
+    track: &mut Track,
+    quad: &Quad,
+    gray: &Mat,
+    small: Option<&TrackFrame>,
+) -> bool {
+    let motion = moving(track, quad);
+    let leaving = motion > LEAVING_MOTION && !inside_frame(quad, gray);
+    let disputed = motion > FAST_MOTION && track.correction > DISPUTED_CORRECTION;
+    track.anchor.is_some()
+        && track.unanchored_for <= DRAW_UNANCHORED
+        && track.confirmed
+        && !leaving
+        && !disputed
+        && motion <= BLUR_MOTION
+        && !drawn_off_the_print(track, quad, gray, small)
+}
+
+/// Whether the cells drawn where `track` has the grid (`quad`, bent as the track's paper) lie
+/// clearly beside the printed lines on this frame (see [`PrintCheck`]): looked at on the frame
+/// shrunk for tracking (`small`) when there is one, whose pixels lie closer together (a 1080p
+/// frame's tracking cost with the check, p50 4.63 -> 4.20 ms).
+pub(super) fn drawn_off_the_print(
+    track: &mut Track,
+    quad: &Quad,
+    gray: &Mat,
+    small: Option<&TrackFrame>,
+) -> bool {
+    let Some(lattice) = crate::overlay::drawn_lattice(quad, track.bend.as_ref()) else {
+        return true;
+    };
+    let scale = small.map_or(1.0, |s| s.scale());
+    let picture = small.map_or(gray, |s| s.small());
+    let lattice = lattice.scaled(1.0 / scale);
+    let [x, y] = moved_since_last_frame(track, quad);
+    let Ok(view) = GrayView::new(picture) else {
+        return false;
+    };
+    let off = track
+        .print_check
+        .drawn_off(&view, &lattice, [x / scale, y / scale]);
+    if off {
+        let cells_moved = x.hypot(y) / (quad.mean_side() / 9.0);
+        tracing::trace!(
+            cells_moved,
+            "the cells would be drawn beside the printed lines: not drawn"
+        );
+    }
+    off
+}
+
+/// How far the middle of the grid at `quad` moved since the last frame, in pixels (none known
+/// for a grid just found).
+pub(super) fn moved_since_last_frame(track: &Track, quad: &Quad) -> [f64; 2] {
+    let now = quad.centroid();
+    match track.motion.and_then(|m| m.inverse()) {
+        Some(last_from_now) => {
+            let before = last_from_now.apply(now);
+            [now[0] - before[0], now[1] - before[1]]
+        }
+        None => [0.0; 2],
+    }
+}
+
+pub(super) fn view_of(track: &mut Track, gray: &Mat, small: Option<&TrackFrame>) -> PuzzleView {
+    track.print_check.next_frame();
+    let quad = track::quad_of(&track.image_from_grid);
+    match &track.identity {
+        Identity::Reading(evidence) => {
+            let (clues, covered) = (evidence.clues(), evidence.covered());
+            let provisional = track.provisional.unwrap_or(LiveState::Reading);
+            let (state, solved) = unsolved_view(track, &quad, gray, small, provisional);
+            PuzzleView {
+                quad,
+                bend: track.bend,
+                clues,
+                state,
+                solved,
+                entries: Grid::EMPTY,
+                wrong: Grid::EMPTY,
+                covered,
+            }
+        }
+        Identity::Known(known) => {
+            let known = known.clone();
+            let (state, solved) = match known.solution {
+                Some(_) => (
+                    LiveState::of(known.status),
+                    held_to_print(track, &quad, gray, small).then(|| known.clone()),
+                ),
+                None => unsolved_view(track, &quad, gray, small, LiveState::of(known.status)),
+            };
+            PuzzleView {
+                quad,
+                bend: track.bend,
+                clues: known.clues,
+                state,
+                solved,
+                entries: track.entries,
+                wrong: track.wrong.circled(),
+                covered: false,
+            }
+        }
+    }
+}
+
+/// A puzzle with no solution yet: `state` and nothing drawn, or, while the readings agree on
+/// digits (a finger over a needed clue), [`LiveState::Partial`] and those digits.
+pub(super) fn unsolved_view(
+    track: &mut Track,
+    quad: &Quad,
+    gray: &Mat,
+    small: Option<&TrackFrame>,
+    state: LiveState,
+) -> (LiveState, Option<Arc<Known>>) {
+    match track.agreed.clone() {
+        Some(agreed) => (
+            LiveState::Partial,
+            held_to_print(track, quad, gray, small).then_some(agreed),
+        ),
+        None => (state, None),
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use crate::recognize::detect;
+    use crate::recognize::verdict::tests::{PUZZLE, reading_of};
+
+    #[test]
+    fn a_grid_is_whole_in_view_with_a_share_of_a_cell_to_spare() {
+        // 36 px cells: half a cell is 18 px, more than 0.5% of the frame (3.2 px).
+        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
+        let quad = |x: f64| Quad([[x, 80.0], [x + 324.0, 80.0], [x + 324.0, 404.0], [x, 404.0]]);
+        assert!(!whole_in_view(&quad(4.0), &page));
+        assert!(!whole_in_view(&quad(17.0), &page));
+        assert!(whole_in_view(&quad(19.0), &page));
+        assert!(!whole_in_view(&quad(640.0 - 1.0 - 324.0 - 17.0), &page));
+        // Merely inside the frame, as a grid followed must be to be drawn while it moves.
+        assert!(inside_frame(&quad(4.0), &page));
+    }
+
+    #[test]
+    fn lines_that_hold_their_place_overrule_the_track_and_wandering_ones_do_not() {
+        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
+        let current = TrackFrame::new(&page).unwrap();
+        // The track's outline has its top-left corner 12 px low (0.33 cell).
+        let found = found_at(
+            Quad([[150.0, 92.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]),
+            false,
+        );
+        let mut track = Track::start(&current, &found).unwrap().unwrap();
+        let right = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        // Lines pulled beside a spot that drifts over the paper: a different place each time.
+        for k in 0..2 * OVERRULE_AFTER {
+            let pulled = Quad(right.0.map(|[x, y]| [x, y + 6.0 * (k % 3 + 1) as f64]));
+            assert!(!track.lines_hold_their_place(&pulled), "reading {k}");
+        }
+        // The same place every time: taken on the OVERRULE_AFTER-th reading.
+        let taken: Vec<bool> = (0..OVERRULE_AFTER)
+            .map(|_| track.lines_hold_their_place(&right))
+            .collect();
+        assert_eq!(taken.iter().filter(|&&t| t).count(), 1);
+        assert_eq!(taken.last(), Some(&true));
+    }
+
+    /// PUZZLE read with its lines followed to `quad`, `hidden` beside something over the grid.
+    fn read_beside_a_finger(quad: Quad, hidden: usize, turned: bool) -> Recognition {
+        let mut reading = reading_of(&PUZZLE.parse().unwrap(), 0.9);
+        reading.0[hidden] = reading.0[hidden].hidden(0.3);
+        Recognition {
+            quad,
+            reading,
+            turned,
+            on_lines: true,
+            bend: None,
+            lattice: None,
+            turned_instead: None,
+        }
+    }
+
+    #[test]
+    fn a_doubtful_reading_of_the_grid_turned_names_the_track_as_read_and_leaves_it_in_place() {
+        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
+        let current = TrackFrame::new(&page).unwrap();
+        // Tracked where the grid is; read turned a quarter, beside a finger, with the lines
+        // pulled a third of a cell off at the top-left corner: doubtful.
+        let tracked = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        let found = found_at(tracked, false);
+        let mut track = Track::start(&current, &found).unwrap().unwrap();
+        // Followed on the lines before (a grid just found takes lines near its outline).
+        track.on_lines = true;
+        let pulled = Quad([[150.0, 92.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        let turned = Quad(std::array::from_fn(|i| pulled.0[(i + 1) % 4]));
+        let recognition = read_beside_a_finger(turned, 40, true);
+        let (agrees, doubtful) = track
+            .take_lines(&page, &current, &tracked, &recognition)
+            .unwrap();
+        assert!(!agrees && doubtful);
+        // Not moved onto the doubtful lines, but its corners named from the same one as the
+        // reading's: the solution is drawn the way up the puzzle was read.
+        let now = track::quad_of(&track.image_from_grid);
+        let expected = Quad(std::array::from_fn(|i| tracked.0[(i + 1) % 4]));
+        assert!(now.max_corner_distance(&expected) < 0.5, "track at {now:?}");
+    }
+
+    #[test]
+    fn lines_that_move_a_drawn_grid_are_taken_but_drawn_only_once_the_next_reading_agrees() {
+        let (page, current, right, mut track) = track_on_drawn_grid(false);
+        track.on_lines = true;
+        track.confirmed = true;
+        // Nothing over the grid; the lines followed 12 px (a third of a cell) off at one corner.
+        let recognition = Recognition {
+            quad: right,
+            reading: reading_of(&PUZZLE.parse().unwrap(), 0.9),
+            turned: false,
+            on_lines: true,
+            bend: None,
+            lattice: None,
+            turned_instead: None,
+        };
+        let pulled = Quad([[150.0, 92.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        let off = Recognition {
+            quad: pulled,
+            ..recognition.clone()
+        };
+        let (agrees, doubtful) = track.take_lines(&page, &current, &right, &off).unwrap();
+        assert!(!agrees && !doubtful);
+        assert!(track::quad_of(&track.image_from_grid).max_corner_distance(&pulled) < 0.5);
+        assert!(!track.confirmed, "drawn where one reading's lines moved it");
+        // The next reading's lines lie where the grid is: they move it back, and are drawn
+        // once a reading agrees with them.
+        let (agrees, _) = track
+            .take_lines(&page, &current, &pulled, &recognition)
+            .unwrap();
+        assert!(!agrees && !track.confirmed);
+        let (agrees, _) = track
+            .take_lines(&page, &current, &right, &recognition)
+            .unwrap();
+        assert!(agrees);
+    }
+
+    #[test]
+    fn the_bend_of_a_clear_reading_travels_with_the_track_until_the_grid_is_read_turned() {
+        let (page, current, right, mut track) = track_on_drawn_grid(false);
+        // The paper bowed: its middle rows' lines 9 px (a quarter of a cell) to the right.
+        let bend = bowed_by(&right, 0.25);
+        assert!(bend.is_some());
+        let clear = Recognition {
+            quad: right,
+            reading: reading_of(&PUZZLE.parse().unwrap(), 0.9),
+            turned: false,
+            on_lines: true,
+            bend,
+            lattice: None,
+            turned_instead: None,
+        };
+        track.take_lines(&page, &current, &right, &clear).unwrap();
+        assert_eq!(track.bend, bend);
+        // A reading beside a finger, or smeared, bends where the paper may not: the bend stays.
+        let mut covered = reading_of(&PUZZLE.parse().unwrap(), 0.9);
+        covered.0[80] = covered.0[80].hidden(0.3);
+        let beside_a_finger = Recognition {
+            reading: covered,
+            bend: None,
+            ..clear.clone()
+        };
+        track
+            .take_lines(&page, &current, &right, &beside_a_finger)
+            .unwrap();
+        assert_eq!(track.bend, bend);
+        // Read turned, the grid is named from another corner: its bend would be turned too.
+        let turned = Quad(std::array::from_fn(|i| right.0[(i + 1) % 4]));
+        assert!(track.start_again_at(&current, &turned).unwrap());
+        assert_eq!(track.bend, None);
+    }
+
+    #[test]
+    fn a_reading_whose_cells_lie_off_the_drawn_ones_is_not_agreed_with_though_its_corners_are() {
+        let (page, current, right, mut track) = track_on_drawn_grid(false);
+        // Read beside a finger on paper bowed by 0.4 of a cell in its middle rows: the corners
+        // lie where the track has them, the bend is not kept (lines beside a finger), and the
+        // track, drawn by its corners, would put the middle cells 0.4 of a cell off.
+        let far = Recognition {
+            bend: bowed_by(&right, 0.4),
+            ..read_beside_a_finger(right, 80, false)
+        };
+        assert!(far.bend.is_some());
+        let (agrees, doubtful) = track.take_lines(&page, &current, &right, &far).unwrap();
+        assert!(!agrees && !doubtful && !track.confirmed);
+        assert_eq!(track.bend, None);
+        // Bowed by a fifth of a cell, the cells lie near enough the drawn ones.
+        track.confirmed = true;
+        let near = Recognition {
+            bend: bowed_by(&right, 0.2),
+            ..far.clone()
+        };
+        assert!(near.bend.is_some());
+        let (agrees, _) = track.take_lines(&page, &current, &right, &near).unwrap();
+        assert!(agrees && track.confirmed);
+    }
+
+    #[test]
+    fn a_smeared_reading_does_not_settle_cells_a_sharp_one_put_elsewhere() {
+        let (page, current, right, mut track) = track_on_drawn_grid(false);
+        // A sharp reading whose cells, bowed by 0.35 of a cell, lie off the drawn ones.
+        let far = Recognition {
+            bend: bowed_by(&right, 0.35),
+            ..read_beside_a_finger(right, 80, false)
+        };
+        let (agrees, _) = track.take_lines(&page, &current, &right, &far).unwrap();
+        assert!(!agrees);
+        // Then the camera moves: the lines followed across the smear say nothing of the cells,
+        // and the corners agreeing is not enough.
+        let mut smeared = read_beside_a_finger(right, 80, false);
+        for cell in &mut smeared.reading.0 {
+            cell.smeared = true;
+        }
+        let (agrees, _) = track.take_lines(&page, &current, &right, &smeared).unwrap();
+        assert!(!agrees);
+        // A sharp reading whose cells lie where the track draws them settles it.
+        let sharp = read_beside_a_finger(right, 80, false);
+        let (agrees, _) = track.take_lines(&page, &current, &right, &sharp).unwrap();
+        assert!(agrees);
+        let (agrees, _) = track.take_lines(&page, &current, &right, &smeared).unwrap();
+        assert!(agrees);
+    }
+
+    #[test]
+    fn a_grid_never_on_its_lines_is_not_first_drawn_on_a_reading_across_a_smear() {
+        let (page, current, right, mut track) = track_on_drawn_grid(false);
+        // Where the outline search and the flow put it; read across a smear, the lines not
+        // followed: cut at the track's own corners, the reading agrees with it by construction.
+        let mut smeared = read_beside_a_finger(right, 80, false);
+        smeared.on_lines = false;
+        for cell in &mut smeared.reading.0 {
+            cell.smeared = true;
+        }
+        let (agrees, _) = track.take_lines(&page, &current, &right, &smeared).unwrap();
+        assert!(!agrees);
+        // Drawn already, it stays drawn over such a reading.
+        track.confirmed = true;
+        let (agrees, _) = track.take_lines(&page, &current, &right, &smeared).unwrap();
+        assert!(agrees);
+        // Once placed on its lines, such a reading may start a drawing again.
+        track.confirmed = false;
+        let sharp = read_beside_a_finger(right, 80, false);
+        track.take_lines(&page, &current, &right, &sharp).unwrap();
+        let (agrees, _) = track.take_lines(&page, &current, &right, &smeared).unwrap();
+        assert!(agrees);
+    }
+
+    #[test]
+    fn beside_something_over_the_grid_lines_near_a_grid_just_found_are_taken_and_later_not() {
+        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
+        let current = TrackFrame::new(&page).unwrap();
+        let right = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        // Outlined with its bottom-left corner 6 px (a sixth of a cell) out, by a thumb over the
+        // border; read with a cell beside the thumb hidden and the lines where the grid is.
+        let outlined = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [144.0, 404.0]]);
+        let found = found_at(outlined, false);
+        let recognition = read_beside_a_finger(right, 72, false);
+        let mut track = Track::start(&current, &found).unwrap().unwrap();
+        let (agrees, doubtful) = track
+            .take_lines(&page, &current, &outlined, &recognition)
+            .unwrap();
+        assert!(!agrees && !doubtful);
+        let now = track::quad_of(&track.image_from_grid);
+        assert!(now.max_corner_distance(&right) < 0.5, "track at {now:?}");
+        // Once on the lines, lines as far off beside the thumb are doubtful.
+        let pulled = Recognition {
+            quad: outlined,
+            ..recognition
+        };
+        let (agrees, doubtful) = track.take_lines(&page, &current, &right, &pulled).unwrap();
+        assert!(!agrees && doubtful);
+        assert!(track::quad_of(&track.image_from_grid).max_corner_distance(&right) < 0.5);
+    }
+
+    #[test]
+    fn beside_something_over_the_grid_lines_on_the_border_overrule_a_track_cut_off_it() {
+        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
+        let current = TrackFrame::new(&page).unwrap();
+        let right = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        // Outlined with its bottom-right corner 0.7 cell up (an outline cut along a thumb over
+        // the bottom row), and already taken for on the lines; read beside the thumb with the
+        // lines where the grid is. Without looking at the border this waited for 8 readings.
+        let cut = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 379.0], [150.0, 404.0]]);
+        let found = found_at(cut, false);
+        let mut track = Track::start(&current, &found).unwrap().unwrap();
+        track.on_lines = true;
+        let recognition = read_beside_a_finger(right, 76, false);
+        let (agrees, doubtful) = track
+            .take_lines(&page, &current, &cut, &recognition)
+            .unwrap();
+        assert!(!agrees && !doubtful);
+        let now = track::quad_of(&track.image_from_grid);
+        assert!(now.max_corner_distance(&right) < 0.5, "track at {now:?}");
+        // On a blank frame the border tells nothing, and the lines are doubtful as before.
+        let blank = Mat::new_rows_cols_with_default(
+            480,
+            640,
+            opencv::core::CV_8UC1,
+            opencv::core::Scalar::all(235.0),
+        )
+        .unwrap();
+        let mut track = Track::start(&current, &found).unwrap().unwrap();
+        track.on_lines = true;
+        let (agrees, doubtful) = track
+            .take_lines(&blank, &current, &cut, &recognition)
+            .unwrap();
+        assert!(!agrees && doubtful);
+    }
+
+    /// A drawn grid 324 px square (36 px cells) at (150, 80) in a 640 x 480 picture, the
+    /// picture for tracking, the grid's corners, and a track of it just found (on a smeared
+    /// frame or not).
+    pub(in crate::video) fn track_on_drawn_grid(smeared: bool) -> (Mat, TrackFrame, Quad, Track) {
+        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
+        let current = TrackFrame::new(&page).unwrap();
+        let quad = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        let track = Track::start(&current, &found_at(quad, smeared))
+            .unwrap()
+            .unwrap();
+        (page, current, quad, track)
+    }
+
+    /// The bend of paper whose grid, at `quad` (36 px cells), has its middle rows' lines bowed
+    /// `cells` of a cell to the right.
+    fn bowed_by(quad: &Quad, cells: f64) -> Option<Bend> {
+        let mut bowed = crate::bend::Lattice::flat(quad).unwrap();
+        for (r, row) in bowed.0.iter_mut().enumerate() {
+            let v = r as f64 / 9.0;
+            for p in row.iter_mut() {
+                p[0] += 4.0 * cells * 36.0 * v * (1.0 - v);
+            }
+        }
+        Bend::fit(&bowed, quad)
+    }
+
+    /// A dark grid found at `quad`, as clearly as a grid need be.
+    pub(in crate::video) fn found_at(quad: Quad, smeared: bool) -> Detection {
+        Detection {
+            quad,
+            score: detect::MIN_GRID_SCORE,
+            ink: Ink::Dark,
+            smeared,
+        }
+    }
+
+    #[test]
+    fn an_anchor_set_while_the_grid_moved_is_set_again_once_it_moves_half_as_fast() {
+        let (_, _, quad, mut track) = track_on_drawn_grid(true);
+        // Found smeared: any steadier frame will do.
+        track.motion = Some(Homography::translation(10.0, 0.0));
+        assert!(steadier_than_anchor(&track, &quad));
+        // Anchored while moving 4% of the side a frame: 3% is not steadier enough, 1.5% is.
+        track.anchor_motion = 0.04;
+        track.motion = Some(Homography::translation(0.03 * 324.0, 0.0));
+        assert!(!steadier_than_anchor(&track, &quad));
+        track.motion = Some(Homography::translation(0.015 * 324.0, 0.0));
+        assert!(steadier_than_anchor(&track, &quad));
+        // Anchored on a steady frame: never due on that account.
+        track.anchor_motion = 0.01;
+        track.motion = None;
+        assert!(!steadier_than_anchor(&track, &quad));
+    }
+
+    #[test]
+    fn a_fast_frame_on_which_flow_and_anchor_disagree_is_not_drawn_and_a_steady_one_is() {
+        let (page, _, quad, mut track) = track_on_drawn_grid(false);
+        track.confirmed = true;
+        let mut drawn = |motion: f64, correction: f64| {
+            track.motion = Some(Homography::translation(motion * 324.0, 0.0));
+            track.correction = correction;
+            held_to_print(&mut track, &quad, &page, None)
+        };
+        // Moving 7% of the side a frame: drawn while the anchor agrees with the flow, not
+        // where it moved the grid 1.5% of the side.
+        assert!(drawn(0.07, 0.003));
+        assert!(!drawn(0.07, 0.015));
+        // Steady, the same correction is the anchor taking out drift: drawn.
+        assert!(drawn(0.01, 0.015));
+        // Faster than the page can be drawn on at all: not drawn, agreeing or not.
+        assert!(!drawn(0.13, 0.0));
+    }
+}
