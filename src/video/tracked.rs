@@ -23,26 +23,26 @@ use crate::video::track::{self, Anchor, TrackFrame};
 use crate::video::vision::{LiveState, PuzzleView};
 
 /// A re-reading puts the grid within this many cells of the track: the same place.
-pub(super) const CONFIRM_CELLS: f64 = 0.15;
+const CONFIRM_CELLS: f64 = 0.15;
 /// And every crossing of its lines, bent as it read them, within this many cells of where the
 /// track draws it (see `Track::cells_agree`). At 0.2, a real curved page drawn by its corners
 /// under a thumb, its digits inside their cells, was held back on 14% of its frames
 /// (`thumb:02_10_honor_view_10_0`, hand-held bench set 1).
-pub(super) const CELLS_AGREE: f64 = 0.3;
+const CELLS_AGREE: f64 = 0.3;
 /// Lines within this many cells of a grid just found are taken over its outline even beside
 /// something over the grid (see `Track::take_lines`).
-pub(super) const OUTLINE_OFF_CELLS: f64 = 0.3;
+const OUTLINE_OFF_CELLS: f64 = 0.3;
 /// Readings in a row whose lines, followed beside something over the grid, disagree with the
 /// track but put the grid in the same place on the paper every time, after which the lines are
 /// taken: it is the track that is off (an outline found at a smeared paper edge, `image36`,
 /// held 3-4% off by its own anchor and never drawn). Lines pulled onto strokes beside a glare
 /// spot or a finger move with it over the paper and do not add up.
-pub(super) const OVERRULE_AFTER: u32 = 8;
+const OVERRULE_AFTER: u32 = 8;
 /// How close (share of a cell) the lines of two such readings must put the grid on the paper.
-pub(super) const SAME_PLACE_CELLS: f64 = 0.1;
+const SAME_PLACE_CELLS: f64 = 0.1;
 /// A grid partly out of view that moves more than this (share of its side per frame) is not
 /// drawn.
-pub(super) const LEAVING_MOTION: f64 = 0.05;
+const LEAVING_MOTION: f64 = 0.05;
 /// A due re-check waits while the grid moves more than this (share of its side per frame):
 /// lines smeared by motion are followed off the printed ones, and the track would be reset
 /// onto them (a page coming back into view was drawn 3-5% off until the next check).
@@ -51,7 +51,7 @@ pub(super) const STEADY_FOR_CHECK: f64 = 0.02;
 /// view: the page is a smear then, and the flow lags the paper (pages swept out of view in the
 /// 30 s pans, up to 16% a frame, were drawn 2.0-2.3% off). 10% would also blank the quicker
 /// moves of the 8 s clips (2% of their frames), which are drawn within 1.5%.
-pub(super) const BLUR_MOTION: f64 = 0.12;
+const BLUR_MOTION: f64 = 0.12;
 /// No overlay on a frame where the grid moves more than `FAST_MOTION` (share of its side per
 /// frame) and the anchor moved the tracked grid by more than `DISPUTED_CORRECTION` of its side:
 /// on a fast frame the anchor's sharp picture, aligned to the smeared frame, now and then puts
@@ -60,8 +60,8 @@ pub(super) const BLUR_MOTION: f64 = 0.12;
 /// the tracked grid on every fast frame drew up to 2.7% off). Flow and anchor disagreeing that
 /// much on a fast frame means one of them is off, and which is not known. A steady frame's
 /// correction is the anchor doing its work (drift taken out) and is drawn.
-pub(super) const FAST_MOTION: f64 = 0.05;
-pub(super) const DISPUTED_CORRECTION: f64 = 0.01;
+const FAST_MOTION: f64 = 0.05;
+const DISPUTED_CORRECTION: f64 = 0.01;
 
 pub(super) enum Identity {
     /// Boxed: the summed readings are large, a known puzzle is a pointer.
@@ -166,7 +166,7 @@ impl Track {
 
     /// Whether lines that disagree with the track have, `OVERRULE_AFTER` readings in a row, put
     /// the grid in the same place on the paper (seen from the track); counts this reading.
-    pub(super) fn lines_hold_their_place(&mut self, lines: &Quad) -> bool {
+    fn lines_hold_their_place(&mut self, lines: &Quad) -> bool {
         let Some(grid_from_image) = self.image_from_grid.inverse() else {
             return false;
         };
@@ -283,7 +283,7 @@ impl Track {
     /// a smeared reading of a page bowed by 0.45 of a cell, taken as the camera began to move,
     /// confirmed a grid every sharp reading before had put 0.44 of a cell off, and it was drawn
     /// so (noise seed 2, session 32).
-    pub(super) fn cells_agree(&mut self, quad: &Quad, recognition: &Recognition) -> bool {
+    fn cells_agree(&mut self, quad: &Quad, recognition: &Recognition) -> bool {
         if !recognition.on_lines || recognition.reading.smeared() {
             return !self.cells_disputed;
         }
@@ -324,7 +324,7 @@ impl Track {
 
     /// Puts the track, and the anchor it is aligned to, at `quad`; false (and left as it is)
     /// when its corners make no homography.
-    pub(super) fn start_again_at(&mut self, current: &TrackFrame, quad: &Quad) -> Result<bool> {
+    fn start_again_at(&mut self, current: &TrackFrame, quad: &Quad) -> Result<bool> {
         let Some(h) = Homography::from_quads(&Quad::UNIT, quad) else {
             return Ok(false);
         };
@@ -423,9 +423,9 @@ impl Track {
 /// How much more clearly (ratio of [`lines::border_contrast`]) the followed lines' corners
 /// must put a side of the grid on the printed border than the track's, to be taken over it
 /// while something lies over the grid.
-pub(super) const BORDER_CLEARER: f64 = 1.5;
+const BORDER_CLEARER: f64 = 1.5;
 /// The faintest border (share of the paper's brightness) that can tell so.
-pub(super) const MIN_BORDER_CONTRAST: f64 = 0.05;
+const MIN_BORDER_CONTRAST: f64 = 0.05;
 
 /// Whether the followed lines (`lines`) put the grid's sides on the printed border clearly
 /// more than the track (at `tracked`), looking only beside cells the reading saw in view: on
@@ -433,7 +433,7 @@ pub(super) const MIN_BORDER_CONTRAST: f64 = 0.05;
 /// (thumb:image44's outline, found as the page slid in, had its bottom side cut along the thumb
 /// over the bottom row, a corner 0.7 cell in, and the right lines waited 8 readings to overrule
 /// it).
-pub(super) fn on_border_more_clearly(
+fn on_border_more_clearly(
     gray: &Mat,
     lines: &Quad,
     tracked: &Quad,
@@ -503,7 +503,7 @@ pub(super) fn whole_in_view(quad: &Quad, gray: &Mat) -> bool {
 }
 
 /// Whether every corner of `quad` lies at least `margin` pixels inside the frame.
-pub(super) fn inside_by(quad: &Quad, gray: &Mat, margin: f64) -> bool {
+fn inside_by(quad: &Quad, gray: &Mat, margin: f64) -> bool {
     use opencv::prelude::MatTraitConst;
     let (w, h) = (gray.cols() as f64, gray.rows() as f64);
     quad.0
@@ -512,18 +512,13 @@ pub(super) fn inside_by(quad: &Quad, gray: &Mat, margin: f64) -> bool {
 }
 
 /// See [`whole_in_view`].
-pub(super) const EDGE_CELLS: f64 = 0.5;
+const EDGE_CELLS: f64 = 0.5;
 
 /// Whether the solution is drawn where `track` has the grid (`quad`) on this frame: only while
 /// the track is held to the printed grid, and not while the grid is swept out of view (flow and
 /// anchor then see a smeared part of it, and the hidden corners were extrapolated 3-5% off),
 /// moves too fast to be drawn well or is disputed on a fast frame (see [`FAST_MOTION`]).
-pub(super) fn held_to_print(
-    track: &mut Track,
-    quad: &Quad,
-    gray: &Mat,
-    small: Option<&TrackFrame>,
-) -> bool {
+fn held_to_print(track: &mut Track, quad: &Quad, gray: &Mat, small: Option<&TrackFrame>) -> bool {
     let motion = moving(track, quad);
     let leaving = motion > LEAVING_MOTION && !inside_frame(quad, gray);
     let disputed = motion > FAST_MOTION && track.correction > DISPUTED_CORRECTION;
@@ -540,7 +535,7 @@ pub(super) fn held_to_print(
 /// clearly beside the printed lines on this frame (see [`PrintCheck`]): looked at on the frame
 /// shrunk for tracking (`small`) when there is one, whose pixels lie closer together (a 1080p
 /// frame's tracking cost with the check, p50 4.63 -> 4.20 ms).
-pub(super) fn drawn_off_the_print(
+fn drawn_off_the_print(
     track: &mut Track,
     quad: &Quad,
     gray: &Mat,
@@ -571,7 +566,7 @@ pub(super) fn drawn_off_the_print(
 
 /// How far the middle of the grid at `quad` moved since the last frame, in pixels (none known
 /// for a grid just found).
-pub(super) fn moved_since_last_frame(track: &Track, quad: &Quad) -> [f64; 2] {
+fn moved_since_last_frame(track: &Track, quad: &Quad) -> [f64; 2] {
     let now = quad.centroid();
     match track.motion.and_then(|m| m.inverse()) {
         Some(last_from_now) => {
@@ -626,7 +621,7 @@ pub(super) fn view_of(track: &mut Track, gray: &Mat, small: Option<&TrackFrame>)
 
 /// A puzzle with no solution yet: `state` and nothing drawn, or, while the readings agree on
 /// digits (a finger over a needed clue), [`LiveState::Partial`] and those digits.
-pub(super) fn unsolved_view(
+fn unsolved_view(
     track: &mut Track,
     quad: &Quad,
     gray: &Mat,
