@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::grid::Grid;
 use crate::recognize::HIDDEN_CELL_POWER;
-use crate::recognize::decode::{Budget, Correction, Verdict, decode};
+use crate::recognize::decode::{Budget, Correction, Decoded, Verdict, decode};
 use crate::recognize::read::{CLASSES, GridReading, argmax};
 use crate::solve::{SolveError, forced, solve};
 
@@ -257,6 +257,12 @@ fn judge_printed(reading: &GridReading) -> Judged {
         }),
         Budget::PHOTO,
     ) {
+        // As in video (see `refuse_corrections_beside_hidden_cells`), but a photo has no
+        // later look: nothing is drawn.
+        Verdict::Solved(d) if covered && makes_unique_by_changing_a_digit(&d, &read) => {
+            tracing::debug!(corrections = ?d.corrections, "no clue in view changed while a clue may be hidden");
+            None
+        }
         Verdict::Solved(d) => Some(d),
         Verdict::Uncertain(d) if d.corrections.is_empty() && !covered => Some(d),
         Verdict::Uncertain(d) => {
@@ -342,15 +348,25 @@ fn refuse_corrections_beside_hidden_cells(
 ) -> Verdict {
     match verdict {
         Verdict::Solved(d)
-            if d.corrections.iter().any(|c| c.read != 0)
-                && evidence.hidden_recently()
-                && matches!(solve(clues), Err(SolveError::Multiple { .. })) =>
+            if evidence.hidden_recently() && makes_unique_by_changing_a_digit(&d, clues) =>
         {
             tracing::trace!(corrections = ?d.corrections, "no correction while a clue may be hidden");
             Verdict::Uncertain(d)
         }
         other => other,
     }
+}
+
+/// Whether `decoded` changes a digit read into another where the clues as read (`clues`) have
+/// several solutions: with something over the grid, the clue they lack most likely lies under
+/// it, and a clue in view changed to make the puzzle unique is a guess (see
+/// [`refuse_corrections_beside_hidden_cells`]). On a photo, a yellow marker laid over three cells
+/// hid a 9 and a 1 the puzzle needs, and a 7 half under it was changed to a 9 at a margin of
+/// 1.60 nats (the photo's 1.6 asked): one solution, the wrong one
+/// (`02_10_honor_view_10_1` under session 36's `pen.py pen4`).
+fn makes_unique_by_changing_a_digit(decoded: &Decoded, clues: &Grid) -> bool {
+    decoded.corrections.iter().any(|c| c.read != 0)
+        && matches!(solve(clues), Err(SolveError::Multiple { .. }))
 }
 
 /// Readings summed over this many recent frames: enough to outvote a blurred frame, few enough
@@ -1149,6 +1165,31 @@ pub(crate) mod tests {
         }
         let judged = judge_frames(&evidence).expect("solved");
         assert_eq!((judged.status, judged.clues), (Status::Solved, clues));
+    }
+
+    #[test]
+    fn a_photo_with_a_needed_clue_hidden_gets_no_clue_in_view_changed_to_make_it_unique() {
+        // As in video above: a needed clue under a marker, a clue half under it read right but
+        // less surely, and another digit there would make the clues in view a puzzle with one
+        // solution (02_10_honor_view_10_1 under a yellow marker: a 7 "corrected" to a 9).
+        let clues: Grid = PUZZLE.parse().unwrap();
+        let (seen, under) = without_a_needed_clue(&clues);
+        let (beside, invented) = other_digit_with_one_solution(&seen);
+        // Read surely elsewhere: a clue under the marker costs more than the one change in view.
+        let mut reading = reading_of(&seen, 0.99);
+        let mut torn = [0.05 / 8.0; CLASSES];
+        torn[seen.0[beside] as usize] = 0.6;
+        torn[invented as usize] = 0.35;
+        read_as(&mut reading.0[beside], torn);
+        // In plain view nothing says a clue is missing: the one change in view that makes the
+        // puzzle unique is taken, as a misread clue is corrected.
+        let judged = judge_picture(&reading);
+        assert_eq!(judged.status, Status::Solved, "{judged:?}");
+        // With the cells under the marker hidden, the clue lacking may lie there: nothing.
+        reading.0[beside] = reading.0[beside].hidden(HIDDEN_CELL_POWER);
+        reading.0[under] = reading.0[under].hidden(HIDDEN_CELL_POWER);
+        let judged = judge_picture(&reading);
+        assert_eq!(judged.solution, None, "{judged:?}");
     }
 
     #[test]
