@@ -287,6 +287,20 @@ impl PhotoPipeline {
                 return Ok(Some(again));
             }
         }
+        // Or an app's grid with no printed border, its cells' lines taken for a grid's in
+        // another shape (a box and a half of the tiles outlined by their pale lines).
+        let start = Instant::now();
+        let borderless = detect::find_borderless_grid(gray)?.filter(|found| {
+            let cell = found.quad.mean_side() / 9.0;
+            found.quad.max_corner_distance(&detection.quad) > 0.5 * cell
+        });
+        times.detect += start.elapsed();
+        if let Some(borderless) = borderless {
+            let again = self.read(gray, margin, &borderless, times)?;
+            if again.solution.is_some() {
+                return Ok(Some(again));
+            }
+        }
         Ok(Some(
             self.process_smallest(gray, margin, times)?
                 .unwrap_or(puzzle),

@@ -6,7 +6,7 @@ use opencv::core::Scalar;
 use opencv::imgproc;
 use opencv::prelude::*;
 
-use super::screens::{self, HELD_OUT_FONTS, Layout, Style, THEMES};
+use super::screens::{self, Border, HELD_OUT_FONTS, Layout, Style, THEMES};
 
 /// A printed puzzle curved on the table: an app's screen drawn here in a held-out face, its
 /// columns bowed by up to a quarter of a cell and its rows sagging by up to a sixth, by a known
@@ -46,6 +46,7 @@ impl CurvedPage {
             highlights: false,
             pencil_marks: false,
             entries: false,
+            border: Border::Line,
         };
         let screen = screens::render(&screens::puzzles()[60 + k], style, 700 + k as u64);
         CurvedPage::bent(

@@ -121,6 +121,17 @@ pub struct Screen {
     pub solution: [u8; 81],
 }
 
+/// How the app marks the grid's outside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Border {
+    /// A printed border line as thick as the box lines.
+    Line,
+    /// None: the grid is a card of the theme's background on a tinted page.
+    Card,
+    /// None, and the nine boxes are tiles with the tinted page showing between them.
+    Tiles,
+}
+
 /// What a screen shows besides the puzzle.
 #[derive(Debug, Clone, Copy)]
 pub struct Style {
@@ -133,6 +144,7 @@ pub struct Style {
     pub pencil_marks: bool,
     /// Some cells filled in by the player.
     pub entries: bool,
+    pub border: Border,
 }
 
 /// The file of a font by its name, under /usr/share/fonts.
@@ -264,7 +276,23 @@ pub fn render(line: &str, style: Style, seed: u64) -> Screen {
     let mut image = Mat::new_rows_cols_with_default(height, width, core::CV_8UC3, Scalar::all(0.0))
         .expect("canvas");
     let mut canvas = Canvas { image: &mut image };
-    canvas.fill(0.0, 0.0, width as f64, height as f64, t.bg);
+    // A grid with no border line stands on the theme's background mixed with a quarter of its
+    // line colour, as apps tint the page around a card (unlike the highlights).
+    let tint: [u8; 3] =
+        std::array::from_fn(|k| ((3.0 * t.bg[k] as f64 + t.thick[k] as f64) / 4.0).round() as u8);
+    if style.border == Border::Line {
+        canvas.fill(0.0, 0.0, width as f64, height as f64, t.bg);
+    } else {
+        canvas.fill(0.0, 0.0, width as f64, height as f64, tint);
+        let side = 9.0 * cell;
+        canvas.fill(
+            origin[0],
+            origin[1],
+            origin[0] + side,
+            origin[1] + side,
+            t.bg,
+        );
+    }
 
     let mut entries = [0u8; 81];
     if style.entries {
@@ -305,10 +333,13 @@ pub fn render(line: &str, style: Style, seed: u64) -> Screen {
     let side = 9.0 * cell;
     let (thin, thick) = (1.0, (cell / 24.0).round().max(2.0));
     for k in 0..=9 {
-        let (w, colour) = if k % 3 == 0 {
-            (thick, t.thick)
-        } else {
-            (thin, t.thin)
+        let (w, colour) = match (k % 3 == 0, style.border) {
+            (false, _) | (true, Border::Line) if k % 3 != 0 => (thin, t.thin),
+            (true, Border::Line) => (thick, t.thick),
+            // No border; box lines as thick as before, or the page between tiles.
+            _ if k == 0 || k == 9 => continue,
+            (true, Border::Card) => (thick, t.thick),
+            _ => ((0.12 * cell).round(), tint),
         };
         let p = k as f64 * cell;
         let (x, y) = (origin[0] + p, origin[1] + p);

@@ -152,7 +152,7 @@ pub fn refine_corners(gray: &GrayView, quad: &Quad, scale: f64) -> Quad {
 }
 
 /// A line as a point and a unit direction.
-type Line = ([f64; 2], [f64; 2]);
+pub(super) type Line = ([f64; 2], [f64; 2]);
 
 /// Fits a line through the centre of the dark border near the side from `a` to `b`.
 fn fit_side(

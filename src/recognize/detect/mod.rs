@@ -24,10 +24,12 @@ use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance, warp};
 use crate::raster::GrayView;
 
+mod cards;
 mod check;
 mod corners;
 mod outlines;
 
+pub use cards::find_borderless_grid;
 pub use check::grid_score;
 use check::{GridCheck, check_grid, dark_mask, long_run_share};
 pub(crate) use corners::parabola_peak;
@@ -105,10 +107,14 @@ pub struct Detection {
 ///
 /// The picture is searched shrunk to [`WORK_SIDE`]; a photo in which nothing is found that way
 /// is searched again by [`find_small_grid`] (a video frame every few frames, see
-/// [`crate::video::vision`]).
+/// [`crate::video::vision`]), and then for a grid with no printed border
+/// ([`find_borderless_grid`]: an app's card or tiles).
 pub fn find_grid(gray: &Mat, look: Look) -> Result<Option<Detection>> {
     match find_grid_at(gray, look, Scale::COARSE)? {
-        None if look == Look::Only => find_small_grid(gray, look),
+        None if look == Look::Only => match find_small_grid(gray, look)? {
+            None => find_borderless_grid(gray),
+            found => Ok(found),
+        },
         found => Ok(found),
     }
 }

@@ -1,0 +1,396 @@
+//! A photo's last search ([`super::find_grid`]): a grid printed with no outer border line, as
+//! apps draw it: a white card with pale cell lines on a tinted background, or its nine boxes as
+//! separate tiles with the background showing between them. The other searches outline dark
+//! strokes, and such a grid has none around it: its outline is where the card's (or the tiles')
+//! plain colour meets the background's.
+
+use opencv::core::{Mat, Point2f, Size, Vec4f, Vector};
+use opencv::imgproc;
+use opencv::prelude::*;
+
+use super::check::{GridCheck, check_grid};
+use super::corners::{Line, intersect, parabola_peak};
+use super::outlines::outlines;
+use super::{Detection, Ink, Look, MIN_GRID_SCORE, Scale, WORK_SIDE, shrink_factor};
+use crate::error::Result;
+use crate::geometry::{Quad, distance};
+use crate::raster::{GrayView, morphed};
+
+/// Finds the grid in `gray` outlined by a plain card or tiles lighter (or darker) than what lies
+/// around them; None when there is none.
+///
+/// The picture, shrunk to [`WORK_SIDE`], is blurred until digits and lines are gone (a median
+/// over a few hundredths of its side), split into its lighter and darker parts (Otsu, and
+/// locally), and each part closed over a fortieth of its side, so that tiles a gap apart make
+/// one shape. The four-cornered outlines of those shapes are checked as any candidate (eight
+/// evenly spaced lines each way inside, the tiles' gaps counting as box lines), on the picture's
+/// departures from its plain colours either way (a dark mode's cell lines are lighter than its
+/// tiles, the gaps between them darker). The corners are where lines fitted along the card's
+/// edge meet, at full resolution.
+pub fn find_borderless_grid(gray: &Mat) -> Result<Option<Detection>> {
+    let (width, height) = (gray.cols(), gray.rows());
+    let longest = width.max(height);
+    let scale = shrink_factor(longest as f64, WORK_SIDE);
+    let mut work = Mat::default();
+    let size = Size::new(
+        (width as f64 / scale).round() as i32,
+        (height as f64 / scale).round() as i32,
+    );
+    imgproc::resize(gray, &mut work, size, 0.0, 0.0, imgproc::INTER_AREA)?;
+    let side = size.width.max(size.height) as f64;
+    let mut best = None;
+    for plain_over in PLAIN_OVER {
+        best = outlined(&work, ((plain_over * side) as i32) | 1)?;
+        if best.is_some() {
+            break;
+        }
+    }
+    let Some((quad, check, ink)) = best else {
+        return Ok(None);
+    };
+    let quad = quad.scaled(scale);
+    let view = GrayView::new(gray)?;
+    Ok(Some(Detection {
+        quad: edges_met(&view, &quad, edge_reach(&quad, scale)).unwrap_or(quad),
+        score: check.score,
+        ink,
+        smeared: false,
+    }))
+}
+
+/// The outline in the shrunk picture `work` that most clearly frames a borderless grid, with
+/// the picture's plain colours taken by a median over `window` pixels; and the grid's ink.
+fn outlined(work: &Mat, window: i32) -> Result<Option<(Quad, GridCheck, Ink)>> {
+    let size = work.size()?;
+    let side = size.width.max(size.height) as f64;
+    let mut plain = Mat::default();
+    imgproc::median_blur(work, &mut plain, window)?;
+    // Lines and gaps as dark on light whichever way they differ from the plain colour: on a
+    // dark mode's tiles the gaps are darker and the cell lines lighter than the tiles.
+    let mut apart = Mat::default();
+    opencv::core::absdiff(work, &plain, &mut apart)?;
+    let mut lines = Mat::default();
+    apart.convert_to(&mut lines, opencv::core::CV_8U, -LINES_GAIN, 255.0)?;
+    let work_view = GrayView::new(work)?;
+    let mut best: Option<(Quad, GridCheck, Ink)> = None;
+    for (lighter, darker) in parts(&plain, side)? {
+        for part in [&lighter, &darker] {
+            // Beyond the picture's edge is neither part: a card near it keeps its own edge.
+            let closed = morphed(
+                part,
+                imgproc::MORPH_CLOSE,
+                imgproc::MORPH_RECT,
+                ((GAP_BRIDGED * side) as i32) | 1,
+                opencv::core::BORDER_CONSTANT,
+            )?;
+            let whole = (size.width * size.height) as f64;
+            // The background's own outline is the picture's (tiles and digits are holes in it).
+            let candidates = outlines(&closed, Scale::COARSE.smallest)?
+                .into_iter()
+                .flatten();
+            for outline in candidates.filter(|o| o.area() < MOST_OF_THE_PICTURE * whole) {
+                // A card shows its edge all round (a crossword's black squares, closed into a
+                // shape, framed a grid at 0.3 but have none); and, its corners cut round, the
+                // outline's sides may lie a few pixels askew of it.
+                let Some(outline) = edges_met(&work_view, &outline, edge_reach(&outline, 1.0))
+                else {
+                    continue;
+                };
+                let check = check_grid(&lines, &outline, Look::Only)?;
+                tracing::trace!(?outline, score = check.score, "borderless grid candidate");
+                if check.score >= MIN_GRID_SCORE
+                    && best.as_ref().is_none_or(|(_, c, _)| check.score > c.score)
+                {
+                    best = Some((outline, check, ink_on(&plain, &outline)?));
+                }
+            }
+        }
+    }
+    Ok(best)
+}
+
+/// How the digits are printed on the plain colour inside `quad` in `plain`: light on a dark card
+/// or tiles (a dark mode), dark on a light one.
+fn ink_on(plain: &Mat, quad: &Quad) -> Result<Ink> {
+    let view = GrayView::new(plain)?;
+    let centre = quad.centroid();
+    // Around the middle cell's corners, off its digit.
+    let level: f64 = [[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]
+        .iter()
+        .map(|[dx, dy]| {
+            let cell = quad.mean_side() / 9.0;
+            view.sample(centre[0] + dx * 0.35 * cell, centre[1] + dy * 0.35 * cell)
+        })
+        .sum::<f64>()
+        / 4.0;
+    Ok(if level < 128.0 { Ink::Light } else { Ink::Dark })
+}
+
+/// How far from `quad`'s sides their edge is looked for, in a picture `scale` times the size
+/// of the one it was outlined in: [`EDGE_REACH`] of a cell, and two of those pixels.
+fn edge_reach(quad: &Quad, scale: f64) -> f64 {
+    (EDGE_REACH * quad.mean_side() / 9.0).max(2.0 * scale + 3.0)
+}
+
+/// The corners where lines fitted along the plain colour's edge near each side of `quad` meet
+/// (the edge looked for within `reach` pixels either side of it, along the middle of each side,
+/// clear of a card's rounded corners and mostly of the tiles' gaps); None when a side shows no
+/// edge along most of it. Outlined at the shrunk picture's resolution and with its rounded
+/// corners cut, the card's corners lay up to 14 px inside a 1000 px grid.
+fn edges_met(gray: &GrayView, quad: &Quad, reach: f64) -> Option<Quad> {
+    let sides: Vec<Line> = (0..4)
+        .map(|i| edge_along(gray, quad.0[i], quad.0[(i + 1) % 4], reach))
+        .collect::<Option<_>>()?;
+    tracing::trace!(?sides, "edges");
+    let corners: Vec<[f64; 2]> = (0..4)
+        .map(|i| intersect(sides[(i + 3) % 4], sides[i]))
+        .collect::<Option<_>>()?;
+    let met = Quad([corners[0], corners[1], corners[2], corners[3]]);
+    tracing::trace!(
+        ?quad,
+        ?met,
+        "a borderless grid's corners where its edges meet"
+    );
+    (met.max_corner_distance(quad) <= 0.5 * quad.mean_side() / 9.0).then_some(met)
+}
+
+/// A line fitted through the outermost step of brightness across the side from `a` to `b`, at
+/// most `reach` pixels from it, along the side's middle.
+fn edge_along(gray: &GrayView, a: [f64; 2], b: [f64; 2], reach: f64) -> Option<Line> {
+    const SAMPLES: usize = 48;
+    let length = distance(a, b);
+    let along = [(b[0] - a[0]) / length, (b[1] - a[1]) / length];
+    let normal = [-along[1], along[0]];
+    let steps = (2.0 * reach) as usize + 1;
+    let mut points = Vector::<Point2f>::new();
+    for j in 0..SAMPLES {
+        let s = EDGE_FROM + (1.0 - 2.0 * EDGE_FROM) * j as f64 / (SAMPLES - 1) as f64;
+        let p = [a[0] + (b[0] - a[0]) * s, a[1] + (b[1] - a[1]) * s];
+        let at = |k: usize| {
+            let t = k as f64 - reach;
+            gray.sample(p[0] + normal[0] * t, p[1] + normal[1] * t)
+        };
+        let slope: Vec<f64> = (1..steps - 1)
+            .map(|k| (at(k + 1) - at(k - 1)).abs())
+            .collect();
+        // The outermost step: a digit in an outer cell steps more steeply, further in.
+        let Some(k) = (1..slope.len() - 1).find(|&k| {
+            slope[k] >= 2.0 * MIN_STEP && slope[k] >= slope[k - 1] && slope[k] >= slope[k + 1]
+        }) else {
+            continue;
+        };
+        let t = (k + 1) as f64 - reach + parabola_peak(slope[k - 1], slope[k], slope[k + 1]);
+        points.push(Point2f::new(
+            (p[0] + normal[0] * t) as f32,
+            (p[1] + normal[1] * t) as f32,
+        ));
+    }
+    if points.len() < SAMPLES / 2 {
+        return None;
+    }
+    let mut fitted = Vec4f::default();
+    imgproc::fit_line(&points, &mut fitted, imgproc::DIST_HUBER, 0.0, 0.01, 0.01).ok()?;
+    let [vx, vy, x0, y0] = fitted.0.map(|v| v as f64);
+    Some(([x0, y0], [vx, vy]))
+}
+
+/// Where along each side (share of it, from either end) the edge is looked for: clear of an
+/// app's rounded corners.
+const EDGE_FROM: f64 = 0.12;
+/// The plain picture's lighter and darker parts: split at each of [`split_levels`], and split
+/// locally (lighter or darker than the mean around, over [`LOCAL_OVER`] of the side: a card's
+/// rim, and the page's along it) for a photographed screen whose light falls off across it.
+fn parts(plain: &Mat, side: f64) -> Result<Vec<(Mat, Mat)>> {
+    let mut parts = Vec::new();
+    for level in split_levels(&GrayView::new(plain)?) {
+        let mut lighter = Mat::default();
+        imgproc::threshold(plain, &mut lighter, level, 255.0, imgproc::THRESH_BINARY)?;
+        let mut darker = Mat::default();
+        opencv::core::bitwise_not(&lighter, &mut darker, &opencv::core::no_array())?;
+        parts.push((lighter, darker));
+    }
+    let block = ((LOCAL_OVER * side) as i32) | 1;
+    let local = |kind, c| -> Result<Mat> {
+        let mut part = Mat::default();
+        imgproc::adaptive_threshold(
+            plain,
+            &mut part,
+            255.0,
+            imgproc::ADAPTIVE_THRESH_MEAN_C,
+            kind,
+            block.max(3),
+            c,
+        )?;
+        Ok(part)
+    };
+    parts.push((
+        local(imgproc::THRESH_BINARY, -LOCAL_STEP)?,
+        local(imgproc::THRESH_BINARY_INV, LOCAL_STEP)?,
+    ));
+    Ok(parts)
+}
+
+/// See [`parts`]: the window, as a share of the shrunk picture's longer side, and how much
+/// lighter or darker than its mean (gray levels) a pixel must be.
+const LOCAL_OVER: f64 = 0.1;
+const LOCAL_STEP: f64 = 3.0;
+
+/// The levels a picture's plain colours are split at: its two main parts' (Otsu), and each
+/// part's own split again: a photographed screen's bright part is the screen against its dark
+/// bezel, and the card within it is lighter again than the app's tinted page.
+fn split_levels(plain: &GrayView) -> Vec<f64> {
+    let mut histogram = [0.0f64; 256];
+    for y in 0..plain.height {
+        for x in 0..plain.width {
+            histogram[plain.get(x, y) as usize] += 1.0;
+        }
+    }
+    let first = otsu(&histogram, 0, 256);
+    let mut levels = vec![first as f64];
+    for (from, to) in [(0, first + 1), (first + 1, 256)] {
+        let level = otsu(&histogram, from, to);
+        if level > from && level + 1 < to {
+            levels.push(level as f64);
+        }
+    }
+    levels
+}
+
+/// The level within `from..to` of `histogram` that splits it with the largest variance between
+/// the two sides (Otsu's method); the values at or below it are the darker side.
+fn otsu(histogram: &[f64; 256], from: usize, to: usize) -> usize {
+    let total: f64 = histogram[from..to].iter().sum();
+    let sum: f64 = (from..to).map(|v| v as f64 * histogram[v]).sum();
+    let (mut below, mut below_sum) = (0.0, 0.0);
+    let (mut best, mut level) = (-1.0, from);
+    for (v, &count) in histogram.iter().enumerate().take(to).skip(from) {
+        below += count;
+        below_sum += v as f64 * count;
+        let above = total - below;
+        if below == 0.0 || above == 0.0 {
+            continue;
+        }
+        let between = below * above * (below_sum / below - (sum - below_sum) / above).powi(2);
+        if between > best {
+            (best, level) = (between, v);
+        }
+    }
+    level
+}
+
+/// How much a line's difference from the plain colour is strengthened for the grid check.
+const LINES_GAIN: f64 = 2.0;
+/// An outline covering more of the picture than this is the background around the grid.
+const MOST_OF_THE_PICTURE: f64 = 0.9;
+/// How far from the outline (share of a cell) the edge is looked for: its rounded corners cut,
+/// a side of the outline lay up to 0.13 of a cell off the card's edge at one end.
+const EDGE_REACH: f64 = 0.2;
+/// The faintest step (gray levels per pixel) taken for the card's edge.
+const MIN_STEP: f64 = 4.0;
+
+/// The medians that leave a card or a tile plain, as a share of the shrunk picture's longer
+/// side, tried in turn: wider than a digit's stroke, a cell line and the gap between tiles
+/// (a narrower one left an 8 px gap in a 900 px picture as it was), narrower than a tile; and
+/// narrower again for a small picture (a screenshot 320 px wide, its cells 16 px).
+const PLAIN_OVER: [f64; 2] = [0.025, 0.012];
+/// The widest gap between tiles bridged, as a share of the shrunk picture's longer side.
+const GAP_BRIDGED: f64 = 0.025;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opencv::core::{CV_8UC1, Point, Rect, Scalar};
+
+    /// A 700x900 tinted page (gray 200) with a 448 px grid at (120, 200): a white card with
+    /// pale lines (box lines a little darker), or (`tiles`) nine white tiles 8 px apart, and a
+    /// few digit-like blobs; with `lines` false, a blank card.
+    fn app_page(tiles: bool, lines: bool) -> Mat {
+        let (x, y, side) = (120, 200, 448);
+        let mut page =
+            Mat::new_rows_cols_with_default(900, 700, CV_8UC1, Scalar::all(200.0)).unwrap();
+        let white = Scalar::all(255.0);
+        if tiles {
+            let tile = (side - 2 * 8) / 3;
+            for r in 0..3 {
+                for c in 0..3 {
+                    let rect = Rect::new(x + c * (tile + 8), y + r * (tile + 8), tile, tile);
+                    imgproc::rectangle(&mut page, rect, white, -1, imgproc::LINE_8, 0).unwrap();
+                }
+            }
+        } else {
+            let rect = Rect::new(x, y, side, side);
+            imgproc::rectangle(&mut page, rect, white, -1, imgproc::LINE_8, 0).unwrap();
+        }
+        if lines {
+            for k in 1..9 {
+                if tiles && k % 3 == 0 {
+                    continue;
+                }
+                let (colour, t) = if k % 3 == 0 { (150.0, 2) } else { (215.0, 1) };
+                let at = x + k * side / 9;
+                let line = |p: &mut Mat, a: Point, b: Point| {
+                    imgproc::line(p, a, b, Scalar::all(colour), t, imgproc::LINE_8, 0).unwrap()
+                };
+                line(&mut page, Point::new(at, y), Point::new(at, y + side));
+                let at = y + k * side / 9;
+                line(&mut page, Point::new(x, at), Point::new(x + side, at));
+            }
+            for (r, c) in [(0, 1), (2, 5), (4, 4), (6, 8), (8, 2)] {
+                let centre = Point::new(x + c * 50 + 25, y + r * 50 + 25);
+                imgproc::circle(
+                    &mut page,
+                    centre,
+                    12,
+                    Scalar::all(30.0),
+                    3,
+                    imgproc::LINE_8,
+                    0,
+                )
+                .unwrap();
+            }
+        }
+        page
+    }
+
+    const TRUTH: Quad = Quad([
+        [119.5, 199.5],
+        [567.5, 199.5],
+        [567.5, 647.5],
+        [119.5, 647.5],
+    ]);
+
+    #[test]
+    fn a_card_or_tiles_on_a_tinted_page_are_found_where_their_edges_meet() {
+        for tiles in [false, true] {
+            let found = find_borderless_grid(&app_page(tiles, true))
+                .unwrap()
+                .unwrap_or_else(|| panic!("tiles {tiles}: not found"));
+            // Pixel centres: the card's first column is at 120, its edge at 119.5.
+            let off = found.quad.max_corner_distance(&TRUTH);
+            assert!(
+                off < 1.0,
+                "tiles {tiles}: {:?} ({off:.2} px off)",
+                found.quad
+            );
+            assert_eq!(found.ink, Ink::Dark);
+        }
+    }
+
+    #[test]
+    fn a_blank_card_is_no_grid() {
+        assert!(
+            find_borderless_grid(&app_page(false, false))
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn otsu_splits_two_levels_between_them() {
+        let mut histogram = [0.0; 256];
+        histogram[40] = 100.0;
+        histogram[200] = 300.0;
+        let level = otsu(&histogram, 0, 256);
+        assert!((40..200).contains(&level), "{level}");
+    }
+}
