@@ -274,31 +274,25 @@ impl PhotoPipeline {
         // What the first search outlined does not add up to a puzzle. In a large picture it may
         // be the paper around a puzzle too small for that search to see its cell lines (a
         // puzzle held far away: a page's edge closed into a quad by the dilation passed the
-        // grid check at 0.32); the finer search may find the grid itself.
-        let start = Instant::now();
-        let fine = detect::find_small_grid(gray, Look::Only)?.filter(|fine| {
-            let cell = fine.quad.mean_side() / 9.0;
-            fine.quad.max_corner_distance(&detection.quad) > 0.5 * cell
-        });
-        times.detect += start.elapsed();
-        if let Some(fine) = fine {
-            let again = self.read(gray, margin, &fine, times)?;
-            if again.solution.is_some() {
-                return Ok(Some(again));
-            }
-        }
-        // Or an app's grid with no printed border, its cells' lines taken for a grid's in
-        // another shape (a box and a half of the tiles outlined by their pale lines).
-        let start = Instant::now();
-        let borderless = detect::find_borderless_grid(gray)?.filter(|found| {
-            let cell = found.quad.mean_side() / 9.0;
-            found.quad.max_corner_distance(&detection.quad) > 0.5 * cell
-        });
-        times.detect += start.elapsed();
-        if let Some(borderless) = borderless {
-            let again = self.read(gray, margin, &borderless, times)?;
-            if again.solution.is_some() {
-                return Ok(Some(again));
+        // grid check at 0.32); the finer search may find the grid itself. Or it is an app's
+        // grid with no printed border, its cells' lines taken for a grid's in another shape (a
+        // box and a half of the tiles outlined by their pale lines).
+        let searches: [&Search; 2] = [
+            &|gray| detect::find_small_grid(gray, Look::Only),
+            &detect::find_borderless_grid,
+        ];
+        for search in searches {
+            let start = Instant::now();
+            let elsewhere = search(gray)?.filter(|found| {
+                let cell = found.quad.mean_side() / 9.0;
+                found.quad.max_corner_distance(&detection.quad) > 0.5 * cell
+            });
+            times.detect += start.elapsed();
+            if let Some(found) = elsewhere {
+                let again = self.read(gray, margin, &found, times)?;
+                if again.solution.is_some() {
+                    return Ok(Some(again));
+                }
             }
         }
         Ok(Some(
@@ -368,6 +362,9 @@ impl PhotoPipeline {
         ))
     }
 }
+
+/// A search for a grid in a picture laid in a margin (see [`detect`]).
+type Search = dyn Fn(&Mat) -> Result<Option<Detection>>;
 
 /// A puzzle this small (its side, as a share of the picture's shorter side) was likely found
 /// by a finer search than the working scale's, which takes outlines down to 0.12 of it: the

@@ -4,12 +4,12 @@
 //! strokes, and such a grid has none around it: its outline is where the card's (or the tiles')
 //! plain colour meets the background's.
 
-use opencv::core::{Mat, Point2f, Size, Vec4f, Vector};
+use opencv::core::{Mat, Point2f, Size, Vector};
 use opencv::imgproc;
 use opencv::prelude::*;
 
 use super::check::{GridCheck, check_grid};
-use super::corners::{Line, intersect, parabola_peak};
+use super::corners::{Line, intersect, line_through, parabola_peak};
 use super::outlines::outlines;
 use super::{Detection, Ink, Look, MIN_GRID_SCORE, Scale, WORK_SIDE, shrink_factor};
 use crate::error::Result;
@@ -188,10 +188,7 @@ fn edge_along(gray: &GrayView, a: [f64; 2], b: [f64; 2], reach: f64) -> Option<L
     if points.len() < SAMPLES / 2 {
         return None;
     }
-    let mut fitted = Vec4f::default();
-    imgproc::fit_line(&points, &mut fitted, imgproc::DIST_HUBER, 0.0, 0.01, 0.01).ok()?;
-    let [vx, vy, x0, y0] = fitted.0.map(|v| v as f64);
-    Some(([x0, y0], [vx, vy]))
+    line_through(&points)
 }
 
 /// Where along each side (share of it, from either end) the edge is looked for: clear of an

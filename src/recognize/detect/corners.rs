@@ -192,8 +192,14 @@ fn fit_side(
     if points.len() < SAMPLES / 3 {
         return None;
     }
+    line_through(&points)
+}
+
+/// The line through `points`, fitted robustly (a Huber loss: a few points on a digit's stroke
+/// beside the border count little).
+pub(super) fn line_through(points: &Vector<Point2f>) -> Option<Line> {
     let mut fitted = Vec4f::default();
-    imgproc::fit_line(&points, &mut fitted, imgproc::DIST_HUBER, 0.0, 0.01, 0.01).ok()?;
+    imgproc::fit_line(points, &mut fitted, imgproc::DIST_HUBER, 0.0, 0.01, 0.01).ok()?;
     let [vx, vy, x0, y0] = fitted.0.map(|v| v as f64);
     Some(([x0, y0], [vx, vy]))
 }
