@@ -73,6 +73,19 @@ fn check(pipeline: &mut PhotoPipeline, screen: &Screen) -> Option<String> {
         .then(|| "solved, but not drawn: taken for off the printed lines".into())
 }
 
+/// Saves `screen` to the folder `SCREENS_DIR` names, if any: a screen that fails, to look at.
+fn save_for_a_look(screen: &Screen) {
+    if let Some(dir) = std::env::var_os("SCREENS_DIR") {
+        let path =
+            std::path::Path::new(&dir).join(format!("{}.png", screen.name.replace(' ', "_")));
+        let _ = opencv::imgcodecs::imwrite(
+            &*path.to_string_lossy(),
+            &screen.image,
+            &opencv::core::Vector::new(),
+        );
+    }
+}
+
 fn score(screens: &[Screen], label: &str) -> usize {
     let mut pipeline = common::pipeline();
     let mut perfect = 0;
@@ -81,15 +94,7 @@ fn score(screens: &[Screen], label: &str) -> usize {
             None => perfect += 1,
             Some(problem) => {
                 println!("{label}: {}: {problem}", screen.name);
-                if let Some(dir) = std::env::var_os("SCREENS_DIR") {
-                    let path = std::path::Path::new(&dir)
-                        .join(format!("{}.png", screen.name.replace(' ', "_")));
-                    let _ = opencv::imgcodecs::imwrite(
-                        &*path.to_string_lossy(),
-                        &screen.image,
-                        &opencv::core::Vector::new(),
-                    );
-                }
+                save_for_a_look(screen);
             }
         }
     }
@@ -166,12 +171,15 @@ fn an_app_grid_with_no_printed_border_is_read_from_its_card_or_tiles() {
     let mut pipeline = common::pipeline();
     let (mut drawn, mut wrong) = (0, Vec::new());
     for screen in &photographed {
-        let Ok(Some(puzzle)) = pipeline.process(&screen.image, &mut StageTimes::default()) else {
+        let drawable = pipeline
+            .process(&screen.image, &mut StageTimes::default())
+            .ok()
+            .flatten()
+            .filter(|p| !p.off_print && p.solution.is_some());
+        let Some(puzzle) = drawable else {
+            save_for_a_look(screen);
             continue;
         };
-        if puzzle.off_print || puzzle.solution.is_none() {
-            continue;
-        }
         drawn += 1;
         let error = puzzle.quad.max_corner_distance(&screen.corners) / screen.corners.mean_side();
         if puzzle.solution.map(|s| s.0) != Some(screen.solution) || error > 0.03 {
