@@ -1135,19 +1135,30 @@ pub(crate) mod tests {
         }
     }
 
+    /// `clues` read `sure`ly without a clue the puzzle needs (cell `under`, read empty), and with
+    /// a clue (cell `beside`) read right at 0.6 against 0.35 for another digit that would make
+    /// the clues read a puzzle with one solution; and `[beside, under]`.
+    fn a_needed_clue_lacking_beside_a_torn_one(
+        clues: &Grid,
+        sure: f32,
+    ) -> (GridReading, [usize; 2]) {
+        let (seen, under) = without_a_needed_clue(clues);
+        let (beside, invented) = other_digit_with_one_solution(&seen);
+        let mut reading = reading_of(&seen, sure);
+        let mut torn = [0.05 / 8.0; CLASSES];
+        torn[seen.0[beside] as usize] = 0.6;
+        torn[invented as usize] = 0.35;
+        read_as(&mut reading.0[beside], torn);
+        (reading, [beside, under])
+    }
+
     #[test]
     fn while_a_clue_the_puzzle_needs_is_hidden_no_clue_in_view_is_corrected_to_make_it_unique() {
         // A needed clue under the finger; a clue beside it read right, but less surely (a
         // corner of the fingertip over it), and another digit there would make the clues in
         // view a puzzle with one solution (thumb:image1086, NOISE_SEED=33: a 6 "corrected" to 8).
         let clues: Grid = PUZZLE.parse().unwrap();
-        let (seen, under) = without_a_needed_clue(&clues);
-        let (beside, invented) = other_digit_with_one_solution(&seen);
-        let mut reading = reading_of(&seen, 0.95);
-        let mut torn = [0.05 / 8.0; CLASSES];
-        torn[seen.0[beside] as usize] = 0.6;
-        torn[invented as usize] = 0.35;
-        read_as(&mut reading.0[beside], torn);
+        let (mut reading, [beside, under]) = a_needed_clue_lacking_beside_a_torn_one(&clues, 0.95);
         reading.0[beside] = reading.0[beside].hidden(HIDDEN_CELL_POWER);
         reading.0[under] = reading.0[under].hidden(HIDDEN_CELL_POWER);
         let mut evidence = Evidence::new();
@@ -1173,14 +1184,8 @@ pub(crate) mod tests {
         // less surely, and another digit there would make the clues in view a puzzle with one
         // solution (02_10_honor_view_10_1 under a yellow marker: a 7 "corrected" to a 9).
         let clues: Grid = PUZZLE.parse().unwrap();
-        let (seen, under) = without_a_needed_clue(&clues);
-        let (beside, invented) = other_digit_with_one_solution(&seen);
         // Read surely elsewhere: a clue under the marker costs more than the one change in view.
-        let mut reading = reading_of(&seen, 0.99);
-        let mut torn = [0.05 / 8.0; CLASSES];
-        torn[seen.0[beside] as usize] = 0.6;
-        torn[invented as usize] = 0.35;
-        read_as(&mut reading.0[beside], torn);
+        let (mut reading, [beside, under]) = a_needed_clue_lacking_beside_a_torn_one(&clues, 0.99);
         // In plain view nothing says a clue is missing: the one change in view that makes the
         // puzzle unique is taken, as a misread clue is corrected.
         let judged = judge_picture(&reading);

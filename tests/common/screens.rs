@@ -333,13 +333,13 @@ pub fn render(line: &str, style: Style, seed: u64) -> Screen {
     let side = 9.0 * cell;
     let (thin, thick) = (1.0, (cell / 24.0).round().max(2.0));
     for k in 0..=9 {
-        let (w, colour) = match (k % 3 == 0, style.border) {
-            (false, _) | (true, Border::Line) if k % 3 != 0 => (thin, t.thin),
-            (true, Border::Line) => (thick, t.thick),
+        let (w, colour) = match style.border {
+            _ if k % 3 != 0 => (thin, t.thin),
+            Border::Line => (thick, t.thick),
             // No border; box lines as thick as before, or the page between tiles.
             _ if k == 0 || k == 9 => continue,
-            (true, Border::Card) => (thick, t.thick),
-            _ => ((0.12 * cell).round(), tint),
+            Border::Card => (thick, t.thick),
+            Border::Tiles => ((0.12 * cell).round(), tint),
         };
         let p = k as f64 * cell;
         let (x, y) = (origin[0] + p, origin[1] + p);

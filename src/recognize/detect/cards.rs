@@ -72,6 +72,7 @@ fn outlined(work: &Mat, window: i32) -> Result<Option<(Quad, GridCheck, Ink)>> {
     let mut lines = Mat::default();
     apart.convert_to(&mut lines, opencv::core::CV_8U, -LINES_GAIN, 255.0)?;
     let work_view = GrayView::new(work)?;
+    let whole = (size.width * size.height) as f64;
     let mut best: Option<(Quad, GridCheck, Ink)> = None;
     for (lighter, darker) in parts(&plain, side)? {
         for part in [&lighter, &darker] {
@@ -83,7 +84,6 @@ fn outlined(work: &Mat, window: i32) -> Result<Option<(Quad, GridCheck, Ink)>> {
                 ((GAP_BRIDGED * side) as i32) | 1,
                 opencv::core::BORDER_CONSTANT,
             )?;
-            let whole = (size.width * size.height) as f64;
             // The background's own outline is the picture's (tiles and digits are holes in it).
             let candidates = outlines(&closed, Scale::COARSE.smallest)?
                 .into_iter()
@@ -114,13 +114,11 @@ fn outlined(work: &Mat, window: i32) -> Result<Option<(Quad, GridCheck, Ink)>> {
 fn ink_on(plain: &Mat, quad: &Quad) -> Result<Ink> {
     let view = GrayView::new(plain)?;
     let centre = quad.centroid();
+    let cell = quad.mean_side() / 9.0;
     // Around the middle cell's corners, off its digit.
     let level: f64 = [[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]
         .iter()
-        .map(|[dx, dy]| {
-            let cell = quad.mean_side() / 9.0;
-            view.sample(centre[0] + dx * 0.35 * cell, centre[1] + dy * 0.35 * cell)
-        })
+        .map(|[dx, dy]| view.sample(centre[0] + dx * 0.35 * cell, centre[1] + dy * 0.35 * cell))
         .sum::<f64>()
         / 4.0;
     Ok(if level < 128.0 { Ink::Light } else { Ink::Dark })
