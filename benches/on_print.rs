@@ -10,7 +10,7 @@ use opencv::imgproc;
 use std::hint::black_box;
 use sudoku_ar::bend::Lattice;
 use sudoku_ar::geometry::Quad;
-use sudoku_ar::on_print::{PrintCheck, drawn_off_the_print};
+use sudoku_ar::on_print::{Lines, PrintCheck, drawn_off_the_print};
 use sudoku_ar::raster::GrayView;
 
 const LEFT: i32 = 260;
@@ -62,13 +62,19 @@ fn on_print(c: &mut Criterion) {
     let view = GrayView::new(&page).expect("gray");
     let on = lattice_at(LEFT as f64, TOP as f64);
     let off = lattice_at(LEFT as f64 + 0.5 * CELL as f64, TOP as f64);
-    assert!(!drawn_off_the_print(&view, &on), "drawn on its lines");
-    assert!(drawn_off_the_print(&view, &off), "drawn half a cell off");
+    assert!(
+        !drawn_off_the_print(&view, &on, Lines::All),
+        "drawn on its lines"
+    );
+    assert!(
+        drawn_off_the_print(&view, &off, Lines::All),
+        "drawn half a cell off"
+    );
     c.bench_function("on_print drawn on the lines", |b| {
-        b.iter(|| drawn_off_the_print(black_box(&view), black_box(&on)))
+        b.iter(|| drawn_off_the_print(black_box(&view), black_box(&on), Lines::All))
     });
     c.bench_function("on_print drawn half a cell off", |b| {
-        b.iter(|| drawn_off_the_print(black_box(&view), black_box(&off)))
+        b.iter(|| drawn_off_the_print(black_box(&view), black_box(&off), Lines::All))
     });
     let mut check = PrintCheck::default();
     c.bench_function("on_print a tracked frame drawn on the lines", |b| {

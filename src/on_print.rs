@@ -55,6 +55,19 @@ const LINE_OFF: usize = 7;
 /// frame) still did on one (`handheld:image1001`).
 const SMEARED_ACROSS: f64 = 0.25;
 
+/// Which of the drawn lines are judged.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Lines {
+    /// All ten each way.
+    #[default]
+    All,
+    /// The eight inside: a grid outlined by the edge of an app's card or tiles, with no printed
+    /// border line (see [`crate::recognize::detect::find_borderless_grid`]). Photographed on a
+    /// phone's screen, the card's edge lay a quarter of a cell from the screen's dark bezel,
+    /// which looked like its border drawn beside it.
+    Inside,
+}
+
 /// What a segment showed when last looked at, and whether it was sharp then.
 #[derive(Debug, Clone, Copy)]
 struct Seen {
@@ -93,6 +106,8 @@ pub struct PrintCheck {
     /// Whether the check looked at the frame before this one, and at this one.
     looked_before: bool,
     looked_now: bool,
+    /// Which lines are looked at: the others show nothing either way.
+    lines: Lines,
 }
 
 impl Default for PrintCheck {
@@ -103,11 +118,20 @@ impl Default for PrintCheck {
             turn: 0,
             looked_before: false,
             looked_now: false,
+            lines: Lines::All,
         }
     }
 }
 
 impl PrintCheck {
+    /// A check that looks at `lines` only.
+    pub fn judging(lines: Lines) -> Self {
+        PrintCheck {
+            lines,
+            ..PrintCheck::default()
+        }
+    }
+
     /// Moves on to the next frame: called once a frame, whether the check looks at it or not.
     pub fn next_frame(&mut self) {
         self.looked_before = std::mem::take(&mut self.looked_now);
@@ -166,12 +190,23 @@ impl PrintCheck {
                 sharp: !smeared,
             };
         };
-        for (r, line) in self.along_rows.iter_mut().enumerate() {
+        let judged = |line: usize| self.lines == Lines::All || (1..9).contains(&line);
+        for (r, line) in self
+            .along_rows
+            .iter_mut()
+            .enumerate()
+            .filter(|(r, _)| judged(*r))
+        {
             for (c, segment) in line.iter_mut().enumerate().filter(|(c, _)| due(*c)) {
                 see(segment, (at[r][c], at[r][c + 1]));
             }
         }
-        for (c, line) in self.along_columns.iter_mut().enumerate() {
+        for (c, line) in self
+            .along_columns
+            .iter_mut()
+            .enumerate()
+            .filter(|(c, _)| judged(*c))
+        {
             for (r, segment) in line.iter_mut().enumerate().filter(|(r, _)| due(*r)) {
                 see(segment, (at[r][c], at[r + 1][c]));
             }
@@ -189,19 +224,19 @@ impl PrintCheck {
 /// use sudoku_ar::bend::Lattice;
 /// use sudoku_ar::geometry::Quad;
 /// use sudoku_ar::raster::GrayView;
-/// use sudoku_ar::on_print::drawn_off_the_print;
+/// use sudoku_ar::on_print::{Lines, drawn_off_the_print};
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// // Blank paper shows no lines, so nothing speaks against drawing there.
 /// let paper = opencv::core::Mat::new_rows_cols_with_default(
 ///     480, 640, opencv::core::CV_8UC1, opencv::core::Scalar::all(230.0))?;
 /// let square = Quad([[100.0, 60.0], [460.0, 60.0], [460.0, 420.0], [100.0, 420.0]]);
 /// let lattice = Lattice::flat(&square).ok_or("no lattice")?;
-/// assert!(!drawn_off_the_print(&GrayView::new(&paper)?, &lattice));
+/// assert!(!drawn_off_the_print(&GrayView::new(&paper)?, &lattice, Lines::All));
 /// # Ok(())
 /// # }
 /// ```
-pub fn drawn_off_the_print(gray: &GrayView, lattice: &Lattice) -> bool {
-    PrintCheck::default().drawn_off(gray, lattice, [0.0; 2])
+pub fn drawn_off_the_print(gray: &GrayView, lattice: &Lattice, lines: Lines) -> bool {
+    PrintCheck::judging(lines).drawn_off(gray, lattice, [0.0; 2])
 }
 
 /// Whether every 3x3 box of the grid drawn at `lattice` shows its printed lines where they are
@@ -212,8 +247,8 @@ pub fn drawn_off_the_print(gray: &GrayView, lattice: &Lattice) -> bool {
 /// cell off puts each drawn line midway between two printed ones, beyond where
 /// [`drawn_off_the_print`] looks, and shows nothing either way (a page with a marker lying
 /// across its border was drawn so, its bottom-left box half a cell off).
-pub fn drawn_on_the_print(gray: &GrayView, lattice: &Lattice) -> bool {
-    let mut check = PrintCheck::default();
+pub fn drawn_on_the_print(gray: &GrayView, lattice: &Lattice, lines: Lines) -> bool {
+    let mut check = PrintCheck::judging(lines);
     check.look(gray, lattice, [0.0; 2], |_| true);
     (0..3).all(|box_row| {
         (0..3).all(|box_col| {
@@ -405,7 +440,38 @@ mod tests {
                 point[1] += 14.0;
             }
         }
-        assert!(drawn_off_the_print(&view, &lattice));
+        assert!(drawn_off_the_print(&view, &lattice, Lines::All));
+    }
+
+    #[test]
+    fn a_card_with_no_border_line_is_judged_by_its_lines_inside() {
+        use opencv::core::{CV_8UC1, Point as CvPoint, Rect, Scalar};
+        use opencv::imgproc;
+        // An app's white card (235) with pale lines inside, 40 px cells from (100, 60), on its
+        // tinted page (200), the phone's black bezel from 0.3 of a cell right of the card.
+        let mut page =
+            Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(200.0)).unwrap();
+        let card = Rect::new(100, 60, 360, 360);
+        imgproc::rectangle(&mut page, card, Scalar::all(235.0), -1, imgproc::LINE_8, 0).unwrap();
+        for k in 1..9 {
+            let (x, y) = (100 + 40 * k, 60 + 40 * k);
+            let thickness = if k % 3 == 0 { 3 } else { 1 };
+            let pale = Scalar::all(170.0);
+            let line = |page: &mut Mat, from: CvPoint, to: CvPoint| {
+                imgproc::line(page, from, to, pale, thickness, imgproc::LINE_8, 0).unwrap();
+            };
+            line(&mut page, CvPoint::new(x, 60), CvPoint::new(x, 420));
+            line(&mut page, CvPoint::new(100, y), CvPoint::new(460, y));
+        }
+        let bezel = Rect::new(472, 0, 168, 480);
+        imgproc::rectangle(&mut page, bezel, Scalar::all(10.0), -1, imgproc::LINE_8, 0).unwrap();
+        let view = GrayView::new(&page).unwrap();
+        let right = lattice_at(100.0, 60.0, 360.0);
+        // Its right edge beside the bezel looks like a border drawn off its line.
+        assert!(drawn_off_the_print(&view, &right, Lines::All));
+        assert!(!drawn_off_the_print(&view, &right, Lines::Inside));
+        // Drawn 0.4 of a cell off, the lines inside say so.
+        assert!(drawn_off_the_print(&view, &lattice_at(116.0, 60.0, 360.0), Lines::Inside));
     }
 
     #[test]
@@ -429,9 +495,17 @@ mod tests {
         let bezel = Rect::new(472, 0, 168, 480);
         imgproc::rectangle(&mut page, bezel, Scalar::all(10.0), -1, imgproc::LINE_8, 0).unwrap();
         let view = GrayView::new(&page).unwrap();
-        assert!(!drawn_off_the_print(&view, &lattice_at(100.0, 60.0, 360.0)));
+        assert!(!drawn_off_the_print(
+            &view,
+            &lattice_at(100.0, 60.0, 360.0),
+            Lines::All
+        ));
         // Drawn a third of a cell off, it still is off.
-        assert!(drawn_off_the_print(&view, &lattice_at(87.0, 60.0, 360.0)));
+        assert!(drawn_off_the_print(
+            &view,
+            &lattice_at(87.0, 60.0, 360.0),
+            Lines::All
+        ));
     }
 
     #[test]
@@ -439,17 +513,45 @@ mod tests {
         // 40 px cells from (100, 60).
         let page: Mat = drawn_grid(640, 480, 100, 60, 360);
         let view = GrayView::new(&page).unwrap();
-        assert!(!drawn_off_the_print(&view, &lattice_at(100.0, 60.0, 360.0)));
+        assert!(!drawn_off_the_print(
+            &view,
+            &lattice_at(100.0, 60.0, 360.0),
+            Lines::All
+        ));
         // A few pixels off is on it still: 1.4% of the side, within what is drawn.
-        assert!(!drawn_off_the_print(&view, &lattice_at(102.0, 61.0, 360.0)));
-        assert!(!drawn_off_the_print(&view, &lattice_at(105.0, 60.0, 360.0)));
-        assert!(!drawn_off_the_print(&view, &lattice_at(100.0, 55.0, 360.0)));
+        assert!(!drawn_off_the_print(
+            &view,
+            &lattice_at(102.0, 61.0, 360.0),
+            Lines::All
+        ));
+        assert!(!drawn_off_the_print(
+            &view,
+            &lattice_at(105.0, 60.0, 360.0),
+            Lines::All
+        ));
+        assert!(!drawn_off_the_print(
+            &view,
+            &lattice_at(100.0, 55.0, 360.0),
+            Lines::All
+        ));
         // A third of a cell and half a cell off: the drawn lines run through the cells.
-        assert!(drawn_off_the_print(&view, &lattice_at(113.0, 60.0, 360.0)));
-        assert!(drawn_off_the_print(&view, &lattice_at(100.0, 80.0, 360.0)));
+        assert!(drawn_off_the_print(
+            &view,
+            &lattice_at(113.0, 60.0, 360.0),
+            Lines::All
+        ));
+        assert!(drawn_off_the_print(
+            &view,
+            &lattice_at(100.0, 80.0, 360.0),
+            Lines::All
+        ));
         // One corner half a cell off: the boxes beside it are drawn across the lines.
         let skewed = Quad([[100.0, 60.0], [460.0, 60.0], [480.0, 440.0], [100.0, 420.0]]);
-        assert!(drawn_off_the_print(&view, &Lattice::flat(&skewed).unwrap()));
+        assert!(drawn_off_the_print(
+            &view,
+            &Lattice::flat(&skewed).unwrap(),
+            Lines::All
+        ));
     }
 
     #[test]
@@ -458,8 +560,16 @@ mod tests {
         // off, every box shows its lines.
         let page: Mat = drawn_grid(640, 480, 100, 60, 360);
         let view = GrayView::new(&page).unwrap();
-        assert!(drawn_on_the_print(&view, &lattice_at(100.0, 60.0, 360.0)));
-        assert!(drawn_on_the_print(&view, &lattice_at(102.0, 61.0, 360.0)));
+        assert!(drawn_on_the_print(
+            &view,
+            &lattice_at(100.0, 60.0, 360.0),
+            Lines::All
+        ));
+        assert!(drawn_on_the_print(
+            &view,
+            &lattice_at(102.0, 61.0, 360.0),
+            Lines::All
+        ));
         // The bottom-left box half a cell (20 px) right: its column lines run through the
         // middles of its cells (on a real page, where digits and pencil marks stand, nothing
         // clearly beside them may be seen either), and it does not show them on its lines.
@@ -469,11 +579,15 @@ mod tests {
                 point[0] += 20.0;
             }
         }
-        assert!(!drawn_on_the_print(&view, &lattice));
+        assert!(!drawn_on_the_print(&view, &lattice, Lines::All));
         // Blank paper shows no lines: nothing shows the grid on it.
         let paper = blank_paper();
         let blank = GrayView::new(&paper).unwrap();
-        assert!(!drawn_on_the_print(&blank, &lattice_at(100.0, 60.0, 360.0)));
+        assert!(!drawn_on_the_print(
+            &blank,
+            &lattice_at(100.0, 60.0, 360.0),
+            Lines::All
+        ));
     }
 
     #[test]
@@ -542,13 +656,18 @@ mod tests {
     fn a_blank_page_or_a_picture_half_out_of_view_says_nothing_against_the_drawing() {
         let blank = blank_paper();
         let view = GrayView::new(&blank).unwrap();
-        assert!(!drawn_off_the_print(&view, &lattice_at(100.0, 60.0, 360.0)));
+        assert!(!drawn_off_the_print(
+            &view,
+            &lattice_at(100.0, 60.0, 360.0),
+            Lines::All
+        ));
         // Mostly outside the frame.
         let page: Mat = drawn_grid(640, 480, 100, 60, 360);
         let view = GrayView::new(&page).unwrap();
         assert!(!drawn_off_the_print(
             &view,
-            &lattice_at(500.0, 300.0, 360.0)
+            &lattice_at(500.0, 300.0, 360.0),
+            Lines::All
         ));
     }
 }

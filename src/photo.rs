@@ -12,11 +12,11 @@ use crate::bend::{Bend, Lattice};
 use crate::error::{Error, Result, io_reason};
 use crate::geometry::Quad;
 use crate::grid::Grid;
-use crate::on_print::{drawn_off_the_print, drawn_on_the_print};
+use crate::on_print::{Lines, drawn_off_the_print, drawn_on_the_print};
 use crate::overlay;
 use crate::raster::{GrayView, gray_of};
 use crate::recognize::decode::Correction;
-use crate::recognize::detect::{self, Detection, Ink, Look};
+use crate::recognize::detect::{self, Detection, Edge, Ink, Look};
 use crate::recognize::read::{DigitReader, GridReading};
 use crate::recognize::verdict::{self, Judged, Status, entries_of, judge_picture};
 use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
@@ -338,6 +338,7 @@ impl PhotoPipeline {
             &mut self.reader,
             gray,
             &detection.quad,
+            detection.edge,
             Follow::AgainIfMoved,
             Orientation::Unknown,
             &mut steps,
@@ -347,7 +348,11 @@ impl PhotoPipeline {
         let start = Instant::now();
         let judged = judge_picture(&reading);
         times.solve += start.elapsed();
-        let (quad, bend, off_print) = placed(gray, margin, quad, bend, lattice.as_ref())?;
+        let lines = match detection.edge {
+            Edge::Line => Lines::All,
+            Edge::Card => Lines::Inside,
+        };
+        let (quad, bend, off_print) = placed(gray, margin, lines, quad, bend, lattice.as_ref())?;
         if off_print && judged.solution.is_some() {
             tracing::debug!("the cells would be drawn beside the printed lines: not drawn");
         }
@@ -384,23 +389,24 @@ const MOST_PUZZLES: usize = 8;
 /// lines where they are drawn ([`drawn_on_the_print`]): lines followed on from an outline with
 /// a corner cut a cell short (a marker lying across the border) put a box half a cell off,
 /// which shows nothing either way. A grid cut by the picture's edge ([`cut_by_the_edge`]) is
-/// drawn along the lines followed, or not at all.
+/// drawn along the lines followed, or not at all. Only `lines` are looked for.
 fn placed(
     gray: &Mat,
     margin: f64,
+    lines: Lines,
     quad: Quad,
     bend: Option<Bend>,
     lattice: Option<&Lattice>,
 ) -> Result<(Quad, Option<Bend>, bool)> {
     let cut = lattice.is_some_and(|l| cut_by_the_edge(gray, margin, &quad, &l.corners()));
-    if !cut && !drawn_off(gray, &quad, bend.as_ref())? {
+    if !cut && !drawn_off(gray, &quad, bend.as_ref(), lines)? {
         return Ok((quad, bend, false));
     }
     if let Some(lattice) = lattice {
         let along = lattice.corners();
         let along_bend = Bend::fit(lattice, &along);
-        if !drawn_off(gray, &along, along_bend.as_ref())?
-            && drawn_on(gray, &along, along_bend.as_ref())?
+        if !drawn_off(gray, &along, along_bend.as_ref(), lines)?
+            && drawn_on(gray, &along, along_bend.as_ref(), lines)?
         {
             tracing::debug!(cut, "drawn along the lines followed, not by the outline");
             return Ok((along, along_bend, false));
@@ -431,19 +437,19 @@ fn cut_by_the_edge(gray: &Mat, margin: f64, quad: &Quad, along: &Quad) -> bool {
 const BEYOND_THE_EDGE: f64 = 0.15;
 
 /// Whether the cells, drawn at `quad` along `bend`, would lie clearly beside the printed lines
-/// in `gray` (ink dark).
-fn drawn_off(gray: &Mat, quad: &Quad, bend: Option<&Bend>) -> Result<bool> {
+/// in `gray` (ink dark), of `lines`.
+fn drawn_off(gray: &Mat, quad: &Quad, bend: Option<&Bend>, lines: Lines) -> Result<bool> {
     Ok(match overlay::drawn_lattice(quad, bend) {
-        Some(lattice) => drawn_off_the_print(&GrayView::new(gray)?, &lattice),
+        Some(lattice) => drawn_off_the_print(&GrayView::new(gray)?, &lattice, lines),
         None => false,
     })
 }
 
 /// Whether every box of the cells drawn at `quad` along `bend` shows the printed lines where
-/// they are drawn (see [`drawn_on_the_print`]).
-fn drawn_on(gray: &Mat, quad: &Quad, bend: Option<&Bend>) -> Result<bool> {
+/// they are drawn (see [`drawn_on_the_print`]), of `lines`.
+fn drawn_on(gray: &Mat, quad: &Quad, bend: Option<&Bend>, lines: Lines) -> Result<bool> {
     Ok(match overlay::drawn_lattice(quad, bend) {
-        Some(lattice) => drawn_on_the_print(&GrayView::new(gray)?, &lattice),
+        Some(lattice) => drawn_on_the_print(&GrayView::new(gray)?, &lattice, lines),
         None => false,
     })
 }

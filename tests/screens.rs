@@ -194,10 +194,12 @@ fn an_app_grid_with_no_printed_border_is_read_from_its_card_or_tiles() {
     // Measured (session 38): flat 16 of 16; photographed 9 of 16 drawn, none wrong or off
     // (where the screen's light falls off, the card's faint edge fades into the page's tint).
     // With other puzzles and seeds (render 800+, photo 900+): flat 15 (one drawn 2.2% off at a
-    // corner), photographed 7.
+    // corner), photographed 7. Session 39 (sides on the lattice of the lines inside, no border
+    // line followed or judged): photographed 11 of 16; on 64 other renders (seeds 1000+ and
+    // 2000+, half photographed) 31 of 32 flat and 21 of 32 photographed drawn, none off.
     assert!(flat_read >= 15, "{flat_read} of 16 flat");
     assert!(wrong.is_empty(), "drawn wrong or off: {wrong:?}");
-    assert!(drawn >= 7, "{drawn} of 16 photographed drawn");
+    assert!(drawn >= 9, "{drawn} of 16 photographed drawn");
 }
 
 /// `screen` with a title bar printed flush against its grid's top border (`top`) or bottom one:

@@ -14,6 +14,7 @@ use crate::bend::Lattice;
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, warp};
 use crate::raster::GrayView;
+use crate::recognize::detect::Edge;
 use crate::recognize::lines;
 
 /// Side of one cell in the rectified grid, in pixels, and of the digit model's input.
@@ -50,8 +51,9 @@ pub struct Fitted {
 
 /// Like [`rectify`], but each cell is cut from between the printed lines around it, found near
 /// where `quad` puts them: right also on curved paper and when `quad` is a little off. None
-/// when the lines cannot be followed (then [`rectify`] is what there is).
-pub fn rectify_along_lines(gray: &Mat, quad: &Quad) -> Result<Option<Fitted>> {
+/// when the lines cannot be followed (then [`rectify`] is what there is). The border lines are
+/// followed where `edge` says they are printed.
+pub fn rectify_along_lines(gray: &Mat, quad: &Quad, edge: Edge) -> Result<Option<Fitted>> {
     // The margin leaves room to search for the outer lines on both sides of where `quad` has them.
     let layout = lines::Layout {
         cell: CELL as usize,
@@ -71,7 +73,7 @@ pub fn rectify_along_lines(gray: &Mat, quad: &Quad) -> Result<Option<Fitted>> {
         Size::new(side as i32, side as i32),
         true,
     )?;
-    let Some(crossings) = lines::find_crossings(&margined, layout)? else {
+    let Some(crossings) = lines::find_crossings(&margined, layout, edge)? else {
         return Ok(None);
     };
 

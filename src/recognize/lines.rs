@@ -9,7 +9,7 @@
 use crate::error::Result;
 use crate::geometry::{Homography, Point, Quad};
 use crate::raster::GrayView;
-use crate::recognize::detect::parabola_peak;
+use crate::recognize::detect::{Edge, parabola_peak};
 use opencv::core::Mat;
 
 /// How far, as a share of a cell, a box line (every third line, printed thick) may be from
@@ -75,15 +75,18 @@ impl Layout {
 
 /// Finds the grid's lines in `rectified` (laid out as `layout` says); None when fewer than
 /// seven lines each way can be followed, which is left to the caller's straight rectification.
-pub fn find_crossings(rectified: &Mat, layout: Layout) -> Result<Option<Crossings>> {
+/// The border lines are followed only where `edge` says they are printed: an app's card has
+/// none, and a row of pencil marks along its edge was followed as its border (a row drawn a
+/// third of a cell squeezed).
+pub fn find_crossings(rectified: &Mat, layout: Layout, edge: Edge) -> Result<Option<Crossings>> {
     let view = GrayView::new(rectified)?;
     if view.width != layout.side() || view.height != layout.side() {
         return Ok(None);
     }
-    let Some((columns, columns_border)) = follow_lines(&view, layout, false) else {
+    let Some((columns, columns_border)) = follow_lines(&view, layout, false, edge) else {
         return Ok(None);
     };
-    let Some((rows, rows_border)) = follow_lines(&view, layout, true) else {
+    let Some((rows, rows_border)) = follow_lines(&view, layout, true, edge) else {
         return Ok(None);
     };
     let mut at = [[[0.0; 2]; 10]; 10];
@@ -111,8 +114,13 @@ type Path = [f64; 9];
 /// box lines near where the corners put them, then each thin cell line near where the box lines
 /// around it put it (so that a faint cell line cannot wander off onto digit strokes). A line
 /// that cannot be followed is placed between its neighbours. Also says whether the first and
-/// the last (outer) line were followed.
-fn follow_lines(view: &GrayView, layout: Layout, across: bool) -> Option<([Path; 10], [bool; 2])> {
+/// the last (outer) line were followed (never when `edge` is a card's).
+fn follow_lines(
+    view: &GrayView,
+    layout: Layout,
+    across: bool,
+    edge: Edge,
+) -> Option<([Path; 10], [bool; 2])> {
     let cell = layout.cell as f64;
     let half = ((RIDGE_HALF_WIDTH * cell).round() as usize).max(2);
     let profiles = strip_profiles(view, layout, across);
@@ -121,7 +129,11 @@ fn follow_lines(view: &GrayView, layout: Layout, across: bool) -> Option<([Path;
     // The border lines' other reading (see `Sides::Border`), weighed once the lines inside
     // them are known.
     let mut table_side: [Option<Path>; 2] = [None; 2];
-    for k in [0, 3, 6, 9] {
+    let printed = match edge {
+        Edge::Line => &[0, 3, 6, 9][..],
+        Edge::Card => &[3, 6],
+    };
+    for &k in printed {
         let follow =
             |sides| follow_line(&profiles, layout.expected(k), &[0.0; 9], reach, half, sides);
         // A border printed right at the paper's edge, next to a darker table, is no darker than
@@ -583,7 +595,7 @@ mod tests {
 
     #[test]
     fn follows_straight_lines_to_the_pixel() {
-        let found = find_crossings(&bowed_grid(0.0, 0), LAYOUT)
+        let found = find_crossings(&bowed_grid(0.0, 0), LAYOUT, Edge::Line)
             .unwrap()
             .expect("lines");
         for l in 0..10 {
@@ -601,7 +613,7 @@ mod tests {
     #[test]
     fn follows_bowed_and_shifted_lines() {
         let bow = 6.0;
-        let found = find_crossings(&bowed_grid(bow, 5), LAYOUT)
+        let found = find_crossings(&bowed_grid(bow, 5), LAYOUT, Edge::Line)
             .unwrap()
             .expect("lines");
         let side = LAYOUT.side() as f64;
@@ -741,7 +753,9 @@ mod tests {
         let mut blurred = Mat::default();
         imgproc::gaussian_blur_def(&image, &mut blurred, opencv::core::Size::new(0, 0), 1.2)
             .unwrap();
-        let found = find_crossings(&blurred, LAYOUT).unwrap().expect("lines");
+        let found = find_crossings(&blurred, LAYOUT, Edge::Line)
+            .unwrap()
+            .expect("lines");
         for k in 0..10 {
             let y = found.at[0][k][1];
             assert!(
@@ -756,7 +770,11 @@ mod tests {
         let side = LAYOUT.side() as i32;
         let blank =
             Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(200.0)).unwrap();
-        assert!(find_crossings(&blank, LAYOUT).unwrap().is_none());
+        assert!(
+            find_crossings(&blank, LAYOUT, Edge::Line)
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[test]

@@ -24,6 +24,7 @@ use crate::bend::{Bend, Lattice};
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance};
 use crate::raster::GrayView;
+use detect::Edge;
 use read::{DigitReader, GridReading};
 
 /// Whether which way up the grid is still needs finding out.
@@ -86,25 +87,30 @@ pub struct RecognizeTimes {
     pub read: Duration,
 }
 
-/// Reads the grid whose corners in `gray` are `quad`.
+/// Reads the grid whose corners in `gray` are `quad`, outlined by `edge`.
 ///
 /// The cells are cut from between the printed lines around each (right on curved paper and
 /// when `quad` is a little off), or by the corners alone when the lines can't be followed.
+/// An app's grid with no border line ([`Edge::Card`]) has its border placed from the lines
+/// inside.
 pub fn recognize(
     reader: &mut DigitReader,
     gray: &Mat,
     quad: &Quad,
+    edge: Edge,
     follow: Follow,
     orientation: Orientation,
     times: &mut RecognizeTimes,
 ) -> Result<Recognition> {
     let start = Instant::now();
-    let (rectified, quad, on_lines, lattice) = match cut_along_lines(gray, quad, follow)? {
+    let (rectified, quad, on_lines, lattice) = match cut_along_lines(gray, quad, edge, follow)? {
         Some(cut) => {
-            let cut = match beyond_unseen_border(gray, &cut)? {
-                Some(wider) => wider,
-                None => cut,
+            // A card's border is never seen: there is no line beyond it to look for.
+            let wider = match edge {
+                Edge::Line => beyond_unseen_border(gray, &cut)?,
+                Edge::Card => None,
             };
+            let cut = wider.unwrap_or(cut);
             (cut.rectified, cut.quad, cut.on_lines, Some(cut.lattice))
         }
         None => (cells::rectify(gray, quad)?, *quad, false, None),
@@ -175,8 +181,8 @@ struct Cut {
 /// it agrees with that; if it is further off (found on the first inner line, say), the lines'
 /// corner is taken: the overlay would otherwise be drawn that far off while the cells read
 /// right.
-fn cut_along_lines(gray: &Mat, quad: &Quad, follow: Follow) -> Result<Option<Cut>> {
-    let Some(fitted) = cells::rectify_along_lines(gray, quad)? else {
+fn cut_along_lines(gray: &Mat, quad: &Quad, edge: Edge, follow: Follow) -> Result<Option<Cut>> {
+    let Some(fitted) = cells::rectify_along_lines(gray, quad, edge)? else {
         return Ok(None);
     };
     let (corners, on_lines) = outline(&fitted.lattice.corners(), fitted.border_seen, quad);
@@ -187,7 +193,7 @@ fn cut_along_lines(gray: &Mat, quad: &Quad, follow: Follow) -> Result<Option<Cut
     let refollow = moved_on_unseen_border(&corners, quad, fitted.border_seen)
         || (follow == Follow::AgainIfMoved
             && corners.max_corner_distance(quad) > REFOLLOW_SEEN * corners.mean_side() / 9.0);
-    if refollow && let Some(again) = cells::rectify_along_lines(gray, &corners)? {
+    if refollow && let Some(again) = cells::rectify_along_lines(gray, &corners, edge)? {
         let (again_corners, on_lines) =
             outline(&again.lattice.corners(), again.border_seen, &corners);
         return Ok(Some(Cut {
@@ -240,7 +246,7 @@ fn beyond_unseen_border(gray: &Mat, cut: &Cut) -> Result<Option<Cut>> {
                 let [u, v] = Quad::UNIT.0[corner];
                 wider.0[corner] = image_from_grid.apply([u + out[0] / 9.0, v + out[1] / 9.0]);
             }
-            let Some(fitted) = cells::rectify_along_lines(gray, &wider)? else {
+            let Some(fitted) = cells::rectify_along_lines(gray, &wider, Edge::Line)? else {
                 continue;
             };
             let sees_more = fitted.border_seen[side]
@@ -413,7 +419,7 @@ mod tests {
     #[test]
     fn an_outline_at_a_border_washed_out_all_along_is_not_moved_past_it() {
         let (page, right) = washed_left_border(0.0);
-        let cut = cut_along_lines(&page, &right, Follow::Once)
+        let cut = cut_along_lines(&page, &right, Edge::Line, Follow::Once)
             .unwrap()
             .unwrap();
         assert!(!cut.border_seen[3]);

@@ -640,7 +640,7 @@ fn unsolved_view(
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::recognize::detect;
+    use crate::recognize::detect::{self, Edge};
     use crate::recognize::verdict::tests::{PUZZLE, reading_of};
 
     #[test]
@@ -961,6 +961,7 @@ pub(super) mod tests {
             score: detect::MIN_GRID_SCORE,
             ink: Ink::Dark,
             smeared,
+            edge: Edge::Line,
         }
     }
 

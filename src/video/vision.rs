@@ -21,7 +21,7 @@ use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance};
 use crate::grid::Grid;
 use crate::raster::gray_of;
-use crate::recognize::detect::{self, Detection, Look};
+use crate::recognize::detect::{self, Detection, Edge, Look};
 use crate::recognize::read::DigitReader;
 use crate::recognize::verdict::{MAX_READING_FRAMES, Status, agreed_digits, judge_frames};
 use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
@@ -599,6 +599,7 @@ impl Vision {
             &mut self.reader,
             gray,
             outline.as_ref().unwrap_or(&quad),
+            Edge::Line,
             Follow::Once,
             orientation,
             &mut steps,
@@ -950,6 +951,7 @@ mod tests {
             score: 0.6,
             ink: Ink::Dark,
             smeared: false,
+            edge: Edge::Line,
         };
         let track = Track::start(&current, &first).unwrap().unwrap();
         let again = |quad: Quad, score: f64| Detection {

@@ -1106,6 +1106,7 @@ fn legible(
     frame: &Mat,
     truth: &TruthPuzzle,
 ) -> bool {
+    use sudoku_ar::recognize::detect::Edge;
     use sudoku_ar::recognize::verdict::{Evidence, judge_frames};
     use sudoku_ar::recognize::{Follow, Orientation, RecognizeTimes, recognize};
     let mut gray = Mat::default();
@@ -1117,6 +1118,7 @@ fn legible(
         reader,
         &gray,
         &Quad(truth.corners),
+        Edge::Line,
         Follow::Once,
         Orientation::Known,
         &mut times,
@@ -1137,6 +1139,7 @@ pub fn probe(
     camera: &Camera,
     i: usize,
 ) -> Option<String> {
+    use sudoku_ar::recognize::detect::Edge;
     use sudoku_ar::recognize::{Follow, Orientation, RecognizeTimes, recognize};
     let (frame, truth) = camera.frame(i).ok()?;
     let puzzle = truth.puzzles.first()?;
@@ -1147,6 +1150,7 @@ pub fn probe(
         reader,
         &gray,
         &Quad(puzzle.corners),
+        Edge::Line,
         Follow::Once,
         Orientation::Known,
         &mut times,

@@ -11,9 +11,9 @@ use opencv::prelude::*;
 use super::check::{GridCheck, check_grid};
 use super::corners::{Line, intersect, line_through, parabola_peak};
 use super::outlines::outlines;
-use super::{Detection, Ink, Look, MIN_GRID_SCORE, Scale, WORK_SIDE, shrink_factor};
+use super::{Detection, Edge, Ink, Look, MIN_GRID_SCORE, Scale, WORK_SIDE, shrink_factor};
 use crate::error::Result;
-use crate::geometry::{Quad, distance};
+use crate::geometry::{Homography, Quad, distance, warp};
 use crate::raster::{GrayView, morphed};
 
 /// Finds the grid in `gray` outlined by a plain card or tiles lighter (or darker) than what lies
@@ -50,11 +50,13 @@ pub fn find_borderless_grid(gray: &Mat) -> Result<Option<Detection>> {
     };
     let quad = quad.scaled(scale);
     let view = GrayView::new(gray)?;
+    let quad = edges_met(&view, &quad, edge_reach(&quad, scale)).unwrap_or(quad);
     Ok(Some(Detection {
-        quad: edges_met(&view, &quad, edge_reach(&quad, scale)).unwrap_or(quad),
+        quad: on_the_lattice(gray, &quad)?,
         score: check.score,
         ink,
         smeared: false,
+        edge: Edge::Card,
     }))
 }
 
@@ -188,6 +190,139 @@ fn edge_along(gray: &GrayView, a: [f64; 2], b: [f64; 2], reach: f64) -> Option<L
     }
     line_through(&points)
 }
+
+/// `quad` with each side moved to where the grid's inner lines, evenly spaced, put it, when it
+/// lies more than [`LATTICE_SLACK`] of a cell off that place. A card's edge is a step, not a
+/// printed line: on a phone's screen a strip of the app's page between the card and the screen's
+/// edge, photographed, joined the card into one plain shape (the outline a quarter of a cell
+/// wide on that side), and the steepest step near it was the screen's own edge.
+fn on_the_lattice(gray: &Mat, quad: &Quad) -> Result<Quad> {
+    let Some(image_from_grid) = Homography::from_quads(&Quad::UNIT, quad) else {
+        return Ok(*quad);
+    };
+    let Some(grid_from_image) = image_from_grid.inverse() else {
+        return Ok(*quad);
+    };
+    let side = 9 * LATTICE_CELL;
+    let rectified = warp(
+        gray,
+        &Homography::scaling(side as f64).after(&grid_from_image),
+        Size::new(side as i32, side as i32),
+        true,
+    )?;
+    let view = GrayView::new(&rectified)?;
+    let cell = LATTICE_CELL as f64;
+    // Where the first and last lines of the lattice fall, as a share of the side, or the side
+    // itself where its lines do not tell clearly.
+    let ends = |columns: bool| {
+        let (first, last) =
+            lattice_ends(&median_profile(&view, columns), cell).unwrap_or((0.0, 1.0));
+        let slack = LATTICE_SLACK / 9.0;
+        (
+            if first.abs() > slack { first } else { 0.0 },
+            if (last - 1.0).abs() > slack {
+                last
+            } else {
+                1.0
+            },
+        )
+    };
+    let ((left, right), (top, bottom)) = (ends(true), ends(false));
+    let moved = Quad([[left, top], [right, top], [right, bottom], [left, bottom]]);
+    tracing::trace!(
+        ?moved,
+        "a borderless grid's sides on its lattice (grid coordinates)"
+    );
+    Ok(Quad(moved.0.map(|p| image_from_grid.apply(p))))
+}
+
+/// For each column (or, `columns` false, each row) of `view`, its median: a line running the
+/// grid's length, not the digits crossing it.
+fn median_profile(view: &GrayView, columns: bool) -> Vec<f64> {
+    let (along, across) = if columns {
+        (view.width, view.height)
+    } else {
+        (view.height, view.width)
+    };
+    (0..along)
+        .map(|i| {
+            let mut values: Vec<u8> = (0..across)
+                .map(|j| {
+                    if columns {
+                        view.get(i, j)
+                    } else {
+                        view.get(j, i)
+                    }
+                })
+                .collect();
+            let middle = values.len() / 2;
+            f64::from(*values.select_nth_unstable(middle).1)
+        })
+        .collect()
+}
+
+/// Where the lattice of the eight inner lines in `profile` (lighter or darker than the plain
+/// colour around them, each near its ninth, `cell` samples apart) puts its two ends, as shares
+/// of the profile's length; None unless most of them show clearly on a straight fit.
+fn lattice_ends(profile: &[f64], cell: f64) -> Option<(f64, f64)> {
+    let n = profile.len();
+    let plain: Vec<f64> = (0..n)
+        .map(|i| {
+            let reach = (cell / 3.0) as usize;
+            let mut around: Vec<f64> =
+                profile[i.saturating_sub(reach)..(i + reach + 1).min(n)].to_vec();
+            let middle = around.len() / 2;
+            *around.select_nth_unstable_by(middle, f64::total_cmp).1
+        })
+        .collect();
+    let apart: Vec<f64> = profile
+        .iter()
+        .zip(&plain)
+        .map(|(p, q)| (p - q).abs())
+        .collect();
+    let mut found = Vec::new();
+    for k in 1..9 {
+        let from = ((k as f64 - 0.4) * cell) as usize;
+        let to = (((k as f64 + 0.4) * cell) as usize).min(n - 2);
+        let peak = (from.max(1)..=to).max_by(|&a, &b| apart[a].total_cmp(&apart[b]))?;
+        let mut window: Vec<f64> = apart[from..=to].to_vec();
+        let middle = window.len() / 2;
+        let typical = *window.select_nth_unstable_by(middle, f64::total_cmp).1;
+        if apart[peak] >= MIN_LINE && apart[peak] >= 3.0 * typical {
+            let at = peak as f64 + parabola_peak(apart[peak - 1], apart[peak], apart[peak + 1]);
+            found.push((k as f64, at));
+        }
+    }
+    if found.len() < 6 {
+        return None;
+    }
+    // Least squares: position = first + k * spacing.
+    let count = found.len() as f64;
+    let (mean_k, mean_at) = found.iter().fold((0.0, 0.0), |(a, b), (k, at)| {
+        (a + k / count, b + at / count)
+    });
+    let (covariance, variance) = found.iter().fold((0.0, 0.0), |(c, v), (k, at)| {
+        (c + (k - mean_k) * (at - mean_at), v + (k - mean_k).powi(2))
+    });
+    let spacing = covariance / variance;
+    let first = mean_at - spacing * mean_k;
+    let worst = found
+        .iter()
+        .map(|(k, at)| (at - first - spacing * k).abs())
+        .fold(0.0, f64::max);
+    tracing::trace!(?found, first, spacing, worst, "lattice");
+    (worst <= LATTICE_FIT * cell && (spacing / cell - 1.0).abs() <= 0.1)
+        .then(|| (first / n as f64, (first + 9.0 * spacing) / n as f64))
+}
+
+/// [`on_the_lattice`]: the rectified grid's cell (pixels); how far off its lattice (share of
+/// a cell) a side is left where it is (a tile's edge may stand half a gap from the lattice);
+/// how far off the straight fit (share of a cell) any line found may lie; and the faintest
+/// line taken (gray levels from the plain colour around it).
+const LATTICE_CELL: usize = 24;
+const LATTICE_SLACK: f64 = 0.03;
+const LATTICE_FIT: f64 = 0.08;
+const MIN_LINE: f64 = 4.0;
 
 /// Where along each side (share of it, from either end) the edge is looked for: clear of an
 /// app's rounded corners.
@@ -371,6 +506,26 @@ mod tests {
             );
             assert_eq!(found.ink, Ink::Dark);
         }
+    }
+
+    #[test]
+    fn a_card_a_strip_of_page_away_from_a_dark_bezel_is_found_by_its_lines() {
+        // The screen's bezel, black, a quarter of a cell (12 px) left of the card: the page's
+        // strip between them is one plain shape with the card on its left side.
+        let mut page = app_page(false, true);
+        let bezel = Rect::new(0, 0, 108, 900);
+        imgproc::rectangle(&mut page, bezel, Scalar::all(15.0), -1, imgproc::LINE_8, 0).unwrap();
+        let found = find_borderless_grid(&page).unwrap().expect("found");
+        let off = found.quad.max_corner_distance(&TRUTH);
+        assert!(off < 1.5, "{:?} ({off:.2} px off)", found.quad);
+        // An outline that takes in the strip is moved onto the lines inside.
+        let mut wide = TRUTH;
+        (wide.0[0][0], wide.0[3][0]) = (107.5, 107.5);
+        let moved = on_the_lattice(&page, &wide).unwrap();
+        let off = moved.max_corner_distance(&TRUTH);
+        assert!(off < 1.0, "{moved:?} ({off:.2} px off)");
+        // One already on them stays.
+        assert!(on_the_lattice(&page, &TRUTH).unwrap().max_corner_distance(&TRUTH) < 0.5);
     }
 
     #[test]

@@ -100,6 +100,18 @@ pub struct Detection {
     /// Whether the picture of the grid is smeared one way by the camera's motion: its cell
     /// lines across the motion faded, its outline less sure (see [`grid_score`]).
     pub smeared: bool,
+    /// What the outline is.
+    pub edge: Edge,
+}
+
+/// What a grid's outline is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edge {
+    /// Its printed border line.
+    Line,
+    /// Where an app's card, or its tiles, meet the page around them: no printed line (see
+    /// [`find_borderless_grid`]).
+    Card,
 }
 
 /// Finds the largest Sudoku grid in a gray image, printed dark on light or else light on dark;
@@ -236,6 +248,7 @@ fn find_dark_grid(gray: &Mat, look: Look, search: Scale) -> Result<Option<Detect
         score: check.score,
         ink: Ink::Dark,
         smeared: check.smeared,
+        edge: Edge::Line,
     }))
 }
 
