@@ -471,7 +471,11 @@ mod tests {
         assert!(drawn_off_the_print(&view, &right, Lines::All));
         assert!(!drawn_off_the_print(&view, &right, Lines::Inside));
         // Drawn 0.4 of a cell off, the lines inside say so.
-        assert!(drawn_off_the_print(&view, &lattice_at(116.0, 60.0, 360.0), Lines::Inside));
+        assert!(drawn_off_the_print(
+            &view,
+            &lattice_at(116.0, 60.0, 360.0),
+            Lines::Inside
+        ));
     }
 
     #[test]

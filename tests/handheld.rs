@@ -134,6 +134,37 @@ fn a_page_held_cut_by_the_frames_edge_is_drawn_only_once_whole_and_in_its_cells(
     }
 }
 
+/// A page held close, whole in view with its border 0.1-0.45 of a cell from the frame's edge
+/// (left or bottom) all along, as a phone filming a puzzle that fills its picture: it must be
+/// drawn, in its cells.
+#[test]
+fn a_page_held_close_with_its_border_near_the_frames_edge_is_drawn_in_its_cells() {
+    let pages = camera::pages();
+    let names: Vec<String> = pages.iter().map(|p| p.name.clone()).collect();
+    let mut locked = 0;
+    for k in 0..8 {
+        let page = (4 * k + 3) % pages.len();
+        let clip = camera::Clip::new(Script::Close, vec![page], &names, 800 + k as u64);
+        let result = handheld::run_clip(&pages, &clip);
+        eprintln!("{}", result.line());
+        let worst = result
+            .score
+            .corner_errors
+            .iter()
+            .copied()
+            .fold(0.0, f64::max);
+        assert!(
+            worst <= 0.02,
+            "{}: drawn with a corner {:.1}% of the side off",
+            clip.name,
+            100.0 * worst
+        );
+        let delay = result.score.appearances.first().and_then(|a| a.lock_delay);
+        locked += usize::from(delay.is_some_and(|d| d <= 15));
+    }
+    assert!(locked >= 7, "{locked} of 8 drawn within 15 frames");
+}
+
 /// Noise realisations in which sweeps over `NOISE_SEED` found the overlay drawn a cell off:
 /// thumb:image13 (its left border washed out by the light, a finger over the bottom border)
 /// was outlined with a corner a cell in, and the lines inside agreed with it. Under seed 28,

@@ -490,16 +490,104 @@ pub(super) fn inside_frame(quad: &Quad, gray: &Mat) -> bool {
 /// Whether a grid outlined at `quad` is whole in view, for the outline to be followed or read
 /// from, or the grid followed to be read before its puzzle is known (once known, it is read
 /// while merely inside the frame): every corner [`EDGE_CELLS`] of a cell inside the frame at
-/// least (and 0.5% of the frame). A grid cut by the frame's edge is outlined where it is cut,
-/// a little inside the frame rather than on its edge: a page held with its border 0.15-0.5 of
-/// a cell beyond the frame's edge was found with a corner 3-25 px (up to half a cell) inside,
-/// and the track started from it kept the grid half a cell short once the page was whole in
-/// view (never drawn again), or drew it with a corner 0.4 of a cell off. With a third of a
-/// cell such a corner still passed now and then.
+/// least (and 0.5% of the frame), or nearer the edge on a side that shows its printed border
+/// with paper beyond it as clearly as a side away from the edge ([`border_along`]; a phone filming a puzzle that fills its picture held
+/// the border 0.1-0.45 of a cell from the edge all along, and it was never read). A grid cut
+/// by the frame's edge is outlined where it is cut, a little inside the frame rather than on
+/// its edge: a page held with its border 0.15-0.5 of a cell beyond the frame's edge was found
+/// with a corner 3-25 px (up to half a cell) inside, and the track started from it kept the
+/// grid half a cell short once the page was whole in view (never drawn again), or drew it with
+/// a corner 0.4 of a cell off. With a third of a cell such a corner still passed now and then.
 pub(super) fn whole_in_view(quad: &Quad, gray: &Mat) -> bool {
     use opencv::prelude::MatTraitConst;
     let frame = 0.005 * gray.cols().max(gray.rows()) as f64;
-    inside_by(quad, gray, frame.max(EDGE_CELLS * quad.mean_side() / 9.0))
+    let margin = frame.max(EDGE_CELLS * quad.mean_side() / 9.0);
+    if inside_by(quad, gray, margin) {
+        return true;
+    }
+    if !inside_by(quad, gray, 1.0) {
+        return false;
+    }
+    let (Ok(view), Some(image_from_grid)) = (
+        GrayView::new(gray),
+        Homography::from_quads(&Quad::UNIT, quad),
+    ) else {
+        return false;
+    };
+    let (w, h) = (gray.cols() as f64, gray.rows() as f64);
+    let near_edge =
+        |[x, y]: [f64; 2]| x < margin || y < margin || x > w - 1.0 - margin || y > h - 1.0 - margin;
+    let near: [bool; 4] =
+        std::array::from_fn(|side| near_edge(quad.0[side]) || near_edge(quad.0[(side + 1) % 4]));
+    let borders: [Border; 4] =
+        std::array::from_fn(|side| border_along(&view, &image_from_grid, side));
+    // The printed border as the sides clear of the edge show it: a cell line or a digit's
+    // stroke where the frame's edge cuts the outer cells is fainter.
+    let clear = (0..4)
+        .filter(|&side| !near[side])
+        .map(|side| borders[side].contrast)
+        .fold(0.0, f64::max);
+    (0..4).all(|side| {
+        let border = &borders[side];
+        !near[side]
+            || (border.shown as f64 >= BORDER_SHOWN * BORDER_SAMPLES as f64
+                && border.contrast >= AS_CLEAR * clear
+                && clear > 0.0)
+    })
+}
+
+/// What a side of the grid shows of a printed border line along it (see [`border_along`]).
+struct Border {
+    /// At how many of [`BORDER_SAMPLES`] points along the side a line shows where it is
+    /// drawn, with lighter paper on both sides of it within the frame.
+    shown: usize,
+    /// How much darker than the paper around it the line is there (share of the paper's
+    /// level), the median over those points; 0 where none.
+    contrast: f64,
+}
+
+/// [`Border`] along side `side` (top, right, bottom, left) of the grid placed by
+/// `image_from_grid` in `view`: a printed border, unlike the frame's edge cutting the outer
+/// cells, is a line with paper beyond it all along.
+fn border_along(view: &GrayView, image_from_grid: &Homography, side: usize) -> Border {
+    let (w, h) = (view.width as f64, view.height as f64);
+    let inside = |[x, y]: [f64; 2]| x >= 0.0 && y >= 0.0 && x <= w - 1.0 && y <= h - 1.0;
+    let mut contrasts: Vec<f64> = (0..BORDER_SAMPLES)
+        .filter_map(|j| {
+            let t = 0.1 + 0.8 * j as f64 / (BORDER_SAMPLES - 1) as f64;
+            // The point on the side at `d` cells out of the grid.
+            let at = |d: f64| {
+                let d = d / 9.0;
+                image_from_grid.apply(match side {
+                    0 => [t, -d],
+                    1 => [1.0 + d, t],
+                    2 => [t, 1.0 + d],
+                    _ => [-d, t],
+                })
+            };
+            let level = |d: f64| inside(at(d)).then(|| view.sample(at(d)[0], at(d)[1]));
+            let steps = |from: f64, to: f64| {
+                (0..=6).filter_map(move |k| level(from + (to - from) * k as f64 / 6.0))
+            };
+            // The darkest on the side, the lightest paper inside (past a thick line's half,
+            // short of a digit) and beyond it up to the frame's edge.
+            let line = steps(-BORDER_NEAR, BORDER_NEAR).fold(f64::INFINITY, f64::min);
+            let paper_in = steps(-0.3, -0.15).fold(f64::NEG_INFINITY, f64::max);
+            let paper_out = steps(BORDER_NEAR + 0.04, 0.3).fold(f64::NEG_INFINITY, f64::max);
+            let paper = paper_in.min(paper_out);
+            (line.is_finite() && paper - line >= (BORDER_CONTRAST * paper).max(10.0))
+                .then(|| (paper - line) / paper)
+        })
+        .collect();
+    let shown = contrasts.len();
+    let contrast = if shown == 0 {
+        0.0
+    } else {
+        let middle = shown / 2;
+        *contrasts.select_nth_unstable_by(middle, f64::total_cmp).1
+    };
+    tracing::trace!(side, shown, contrast, "border along a side");
+    Border { shown, contrast }
 }
 
 /// Whether every corner of `quad` lies at least `margin` pixels inside the frame.
@@ -513,6 +601,16 @@ fn inside_by(quad: &Quad, gray: &Mat, margin: f64) -> bool {
 
 /// See [`whole_in_view`].
 const EDGE_CELLS: f64 = 0.5;
+/// [`border_along`]: at how many points along a side the border is looked for, how near the
+/// side (share of a cell), and how much darker than the paper either side of it (share of the
+/// paper's level, and at least 10 gray levels) it must be. [`whole_in_view`]: along what share
+/// of a side near the frame's edge it must show, and how clearly, against the clearest side
+/// away from the edge.
+const BORDER_SAMPLES: usize = 16;
+const BORDER_NEAR: f64 = 0.1;
+const BORDER_CONTRAST: f64 = 0.08;
+const BORDER_SHOWN: f64 = 0.7;
+const AS_CLEAR: f64 = 0.6;
 
 /// Whether the solution is drawn where `track` has the grid (`quad`) on this frame: only while
 /// the track is held to the printed grid, and not while the grid is swept out of view (flow and
@@ -654,6 +752,34 @@ pub(super) mod tests {
         assert!(!whole_in_view(&quad(640.0 - 1.0 - 324.0 - 17.0), &page));
         // Merely inside the frame, as a grid followed must be to be drawn while it moves.
         assert!(inside_frame(&quad(4.0), &page));
+    }
+
+    #[test]
+    fn a_grid_near_the_frames_edge_is_whole_where_its_border_shows_and_not_where_the_edge_cuts_it()
+    {
+        let quad = |x: f64| Quad([[x, 80.0], [x + 324.0, 80.0], [x + 324.0, 404.0], [x, 404.0]]);
+        // Its border 8 px (0.22 of a cell) from the frame's left edge, paper beyond it.
+        let close = detect::tests::drawn_grid(640, 480, 8, 80, 324);
+        assert!(whole_in_view(&quad(8.0), &close));
+        // The border 10 px beyond the edge, the grid outlined where the edge cuts it: the
+        // outer cells' paper, a cell line further in.
+        let cut = detect::tests::drawn_grid(640, 480, -10, 80, 324);
+        assert!(!whole_in_view(&quad(5.0), &cut));
+        // A cell line taken for the border, the outline squeezed a cell short (the border
+        // beyond the edge): under a camera's blur, fainter than the border on the other sides.
+        let sharp = detect::tests::drawn_grid(640, 480, -32, 80, 360);
+        let mut cut_more = Mat::default();
+        opencv::imgproc::gaussian_blur_def(
+            &sharp,
+            &mut cut_more,
+            opencv::core::Size::new(7, 7),
+            1.5,
+        )
+        .unwrap();
+        assert!(!whole_in_view(
+            &Quad([[8.0, 80.0], [328.0, 80.0], [328.0, 440.0], [8.0, 440.0]]),
+            &cut_more
+        ));
     }
 
     #[test]

@@ -471,6 +471,10 @@ pub enum Script {
     /// bottom, by the seed) 0.15-0.6 of a cell beyond the frame's edge for 3 s, then brought
     /// whole into view over a second, a cell inside the edge.
     Cut,
+    /// 6 s: the page held close and whole in view, the grid's outermost corner on one side
+    /// (the left or the bottom, by the seed) 0.1-0.45 of a cell inside the frame's edge all
+    /// along: a phone filmed with the puzzle filling its picture.
+    Close,
 }
 
 /// One simulated video.
@@ -498,7 +502,7 @@ impl Clip {
             Script::Pan => 30.0,
             Script::Swap => 10.0,
             Script::Thumb | Script::Glare => 8.0,
-            Script::Cut => 6.0,
+            Script::Cut | Script::Close => 6.0,
         };
         let label = match script {
             Script::Handheld => "handheld",
@@ -507,6 +511,7 @@ impl Clip {
             Script::Thumb => "thumb",
             Script::Glare => "glare",
             Script::Cut => "cut",
+            Script::Close => "close",
         };
         let name = format!(
             "{label}:{}",
@@ -741,7 +746,15 @@ impl<'a> Camera<'a> {
             Script::Swap | Script::Thumb | Script::Glare => {
                 x -= 0.95 * w * (1.0 - smoothstep(t / 1.0));
             }
-            Script::Cut => return self.cut_pose(t, [x, y], side, angle, tilt),
+            Script::Cut => {
+                let beyond = 0.15 + 0.45 * ((self.clip.seed / 2) % 4) as f64 / 3.0;
+                let inside = -beyond + (beyond + 1.0) * smoothstep((t - 3.0) / 1.0);
+                return self.near_the_edge(inside, [x, y], side, angle, tilt);
+            }
+            Script::Close => {
+                let inside = 0.1 + 0.35 * ((self.clip.seed / 2) % 4) as f64 / 3.0;
+                return self.near_the_edge(inside, [x, y], side, angle, tilt);
+            }
         }
         Pose {
             centre: [x, y],
@@ -751,14 +764,19 @@ impl<'a> Camera<'a> {
         }
     }
 
-    /// [`Script::Cut`]'s pose: the hand's wobble, the grid moved so that its outermost corner
-    /// on the cut side lies where the script has it.
-    fn cut_pose(&self, t: f64, centre: [f64; 2], side: f64, angle: f64, tilt: [f64; 2]) -> Pose {
+    /// [`Script::Cut`]'s and [`Script::Close`]'s pose: the hand's wobble, the grid moved so
+    /// that its outermost corner on the seed's side lies `inside` cells inside the frame's edge
+    /// (beyond it when negative).
+    fn near_the_edge(
+        &self,
+        inside: f64,
+        centre: [f64; 2],
+        side: f64,
+        angle: f64,
+        tilt: [f64; 2],
+    ) -> Pose {
         let h = self.clip.size.height as f64;
-        let beyond = 0.15 + 0.45 * ((self.clip.seed / 2) % 4) as f64 / 3.0;
         let cell = side / 9.0;
-        // How far inside the frame's edge the outermost corner lies, in cells.
-        let inside = -beyond + (beyond + 1.0) * smoothstep((t - 3.0) / 1.0);
         let pose = Pose {
             centre,
             side,
@@ -815,7 +833,7 @@ impl<'a> Camera<'a> {
             Script::Handheld => (3.0, 4.5),
             Script::Pan => (19.0, 23.0),
             Script::Swap => (7.0, 8.0),
-            Script::Glare | Script::Cut => return None,
+            Script::Glare | Script::Cut | Script::Close => return None,
             Script::Thumb => {
                 // Still, over the bottom row (its middle at 0.44), somewhere along it.
                 let along = (self.clip.seed % 7) as f64 / 6.0;

@@ -525,7 +525,12 @@ mod tests {
         let off = moved.max_corner_distance(&TRUTH);
         assert!(off < 1.0, "{moved:?} ({off:.2} px off)");
         // One already on them stays.
-        assert!(on_the_lattice(&page, &TRUTH).unwrap().max_corner_distance(&TRUTH) < 0.5);
+        assert!(
+            on_the_lattice(&page, &TRUTH)
+                .unwrap()
+                .max_corner_distance(&TRUTH)
+                < 0.5
+        );
     }
 
     #[test]
