@@ -491,7 +491,7 @@ pub(super) fn inside_frame(quad: &Quad, gray: &Mat) -> bool {
 /// from, or the grid followed to be read before its puzzle is known (once known, it is read
 /// while merely inside the frame): every corner [`EDGE_CELLS`] of a cell inside the frame at
 /// least (and 0.5% of the frame), or nearer the edge on a side that shows its printed border
-/// with paper beyond it as clearly as a side away from the edge ([`border_along`]; a phone filming a puzzle that fills its picture held
+/// with paper beyond it nearly as clearly as the other sides ([`border_along`]; a phone filming a puzzle that fills its picture held
 /// the border 0.1-0.45 of a cell from the edge all along, and it was never read). A grid cut
 /// by the frame's edge is outlined where it is cut, a little inside the frame rather than on
 /// its edge: a page held with its border 0.15-0.5 of a cell beyond the frame's edge was found
@@ -521,12 +521,14 @@ pub(super) fn whole_in_view(quad: &Quad, gray: &Mat) -> bool {
         std::array::from_fn(|side| near_edge(quad.0[side]) || near_edge(quad.0[(side + 1) % 4]));
     let borders: [Border; 4] =
         std::array::from_fn(|side| border_along(&view, &image_from_grid, side));
-    // The printed border as the sides clear of the edge show it: a cell line or a digit's
-    // stroke where the frame's edge cuts the outer cells is fainter.
-    let clear = (0..4)
-        .filter(|&side| !near[side])
-        .map(|side| borders[side].contrast)
-        .fold(0.0, f64::max);
+    // The printed border as the sides show it, all but the faintest: a cell line or a digit's
+    // stroke where the frame's edge cuts the outer cells is fainter. (A puzzle filling the
+    // picture, its top and bottom borders near the edges, has every side near one; on a
+    // blurred page the border 0.2 of a cell from the edge showed 0.10 of the paper's level,
+    // the other sides 0.15-0.24.)
+    let mut contrasts = borders.each_ref().map(|b| b.contrast);
+    contrasts.sort_by(f64::total_cmp);
+    let clear = contrasts[1];
     (0..4).all(|side| {
         let border = &borders[side];
         !near[side]
@@ -604,8 +606,8 @@ const EDGE_CELLS: f64 = 0.5;
 /// [`border_along`]: at how many points along a side the border is looked for, how near the
 /// side (share of a cell), and how much darker than the paper either side of it (share of the
 /// paper's level, and at least 10 gray levels) it must be. [`whole_in_view`]: along what share
-/// of a side near the frame's edge it must show, and how clearly, against the clearest side
-/// away from the edge.
+/// of a side near the frame's edge it must show, and how clearly, against the second faintest
+/// side.
 const BORDER_SAMPLES: usize = 16;
 const BORDER_NEAR: f64 = 0.1;
 const BORDER_CONTRAST: f64 = 0.08;
