@@ -443,17 +443,20 @@ mod tests {
         assert!(drawn_off_the_print(&view, &lattice, Lines::All));
     }
 
-    #[test]
-    fn a_card_with_no_border_line_is_judged_by_its_lines_inside() {
+    /// An app's pale lines (gray 170), 40 px cells from (100, 60), and the phone's black bezel
+    /// from 0.3 of a cell right of the grid: on a white page (235) with a border line, or
+    /// (`card`) with none, a white card on a tinted page (200).
+    fn app_screen(card: bool) -> Mat {
         use opencv::core::{CV_8UC1, Point as CvPoint, Rect, Scalar};
         use opencv::imgproc;
-        // An app's white card (235) with pale lines inside, 40 px cells from (100, 60), on its
-        // tinted page (200), the phone's black bezel from 0.3 of a cell right of the card.
+        let page_level = if card { 200.0 } else { 235.0 };
         let mut page =
-            Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(200.0)).unwrap();
-        let card = Rect::new(100, 60, 360, 360);
-        imgproc::rectangle(&mut page, card, Scalar::all(235.0), -1, imgproc::LINE_8, 0).unwrap();
-        for k in 1..9 {
+            Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(page_level)).unwrap();
+        let white = Scalar::all(235.0);
+        let whole = Rect::new(100, 60, 360, 360);
+        imgproc::rectangle(&mut page, whole, white, -1, imgproc::LINE_8, 0).unwrap();
+        let lines = if card { 1..9 } else { 0..10 };
+        for k in lines {
             let (x, y) = (100 + 40 * k, 60 + 40 * k);
             let thickness = if k % 3 == 0 { 3 } else { 1 };
             let pale = Scalar::all(170.0);
@@ -465,6 +468,12 @@ mod tests {
         }
         let bezel = Rect::new(472, 0, 168, 480);
         imgproc::rectangle(&mut page, bezel, Scalar::all(10.0), -1, imgproc::LINE_8, 0).unwrap();
+        page
+    }
+
+    #[test]
+    fn a_card_with_no_border_line_is_judged_by_its_lines_inside() {
+        let page = app_screen(true);
         let view = GrayView::new(&page).unwrap();
         let right = lattice_at(100.0, 60.0, 360.0);
         // Its right edge beside the bezel looks like a border drawn off its line.
@@ -480,24 +489,7 @@ mod tests {
 
     #[test]
     fn a_pale_grid_beside_a_dark_bezel_drawn_on_its_lines_is_on_the_print() {
-        use opencv::core::{CV_8UC1, Point as CvPoint, Rect, Scalar};
-        use opencv::imgproc;
-        // An app's pale lines (gray 170 on 235), 40 px cells from (100, 60), and the phone's
-        // black bezel from 0.3 of a cell right of the grid's right border.
-        let mut page =
-            Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(235.0)).unwrap();
-        for k in 0..=9 {
-            let (x, y) = (100 + 40 * k, 60 + 40 * k);
-            let thickness = if k % 3 == 0 { 3 } else { 1 };
-            let pale = Scalar::all(170.0);
-            let line = |page: &mut Mat, from: CvPoint, to: CvPoint| {
-                imgproc::line(page, from, to, pale, thickness, imgproc::LINE_8, 0).unwrap();
-            };
-            line(&mut page, CvPoint::new(x, 60), CvPoint::new(x, 420));
-            line(&mut page, CvPoint::new(100, y), CvPoint::new(460, y));
-        }
-        let bezel = Rect::new(472, 0, 168, 480);
-        imgproc::rectangle(&mut page, bezel, Scalar::all(10.0), -1, imgproc::LINE_8, 0).unwrap();
+        let page = app_screen(false);
         let view = GrayView::new(&page).unwrap();
         assert!(!drawn_off_the_print(
             &view,

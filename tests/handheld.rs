@@ -103,35 +103,43 @@ fn simulated_handheld_camera_over_real_pages() {
 /// second, or a track half a cell short never drawn again once whole.
 #[test]
 fn a_page_held_cut_by_the_frames_edge_is_drawn_only_once_whole_and_in_its_cells() {
-    let pages = camera::pages();
-    let names: Vec<String> = pages.iter().map(|p| p.name.clone()).collect();
-    for k in 0..8 {
-        let page = (4 * k + 1) % pages.len();
-        let clip = camera::Clip::new(Script::Cut, vec![page], &names, 700 + k as u64);
-        let result = handheld::run_clip(&pages, &clip);
-        eprintln!("{}", result.line());
-        let worst = result
-            .score
-            .corner_errors
-            .iter()
-            .copied()
-            .fold(0.0, f64::max);
-        assert!(
-            worst <= 0.02,
-            "{}: drawn with a corner {:.1}% of the side off",
-            clip.name,
-            100.0 * worst
-        );
-        // Measured 1-11 frames: a grid is followed from its outline once half a cell inside
-        // the frame, and the page eases in over its last cell.
-        let appearance = result.score.appearances.first();
-        let delay = appearance.and_then(|a| a.lock_delay);
+    // Measured 1-11 frames: a grid is followed from its outline once half a cell inside the
+    // frame, and the page eases in over its last cell.
+    for (name, delay) in near_the_edge(Script::Cut, 1, 700) {
         assert!(
             delay.is_some_and(|d| d <= 15),
-            "{}: drawn {delay:?} frames after whole in view",
-            clip.name
+            "{name}: drawn {delay:?} frames after whole in view"
         );
     }
+}
+
+/// Runs 8 clips of `script` over every 4th page from `first`, seeds from `seed`, each drawn
+/// with no corner more than 2% of the side off; each clip's name and lock delay.
+fn near_the_edge(script: Script, first: usize, seed: u64) -> Vec<(String, Option<u64>)> {
+    let pages = camera::pages();
+    let names: Vec<String> = pages.iter().map(|p| p.name.clone()).collect();
+    (0..8)
+        .map(|k| {
+            let page = (4 * k + first) % pages.len();
+            let clip = camera::Clip::new(script, vec![page], &names, seed + k as u64);
+            let result = handheld::run_clip(&pages, &clip);
+            eprintln!("{}", result.line());
+            let worst = result
+                .score
+                .corner_errors
+                .iter()
+                .copied()
+                .fold(0.0, f64::max);
+            assert!(
+                worst <= 0.02,
+                "{}: drawn with a corner {:.1}% of the side off",
+                clip.name,
+                100.0 * worst
+            );
+            let delay = result.score.appearances.first().and_then(|a| a.lock_delay);
+            (clip.name, delay)
+        })
+        .collect()
 }
 
 /// A page held close, whole in view with its border 0.1-0.45 of a cell from the frame's edge
@@ -139,30 +147,12 @@ fn a_page_held_cut_by_the_frames_edge_is_drawn_only_once_whole_and_in_its_cells(
 /// drawn, in its cells.
 #[test]
 fn a_page_held_close_with_its_border_near_the_frames_edge_is_drawn_in_its_cells() {
-    let pages = camera::pages();
-    let names: Vec<String> = pages.iter().map(|p| p.name.clone()).collect();
-    let mut locked = 0;
-    for k in 0..8 {
-        let page = (4 * k + 3) % pages.len();
-        let clip = camera::Clip::new(Script::Close, vec![page], &names, 800 + k as u64);
-        let result = handheld::run_clip(&pages, &clip);
-        eprintln!("{}", result.line());
-        let worst = result
-            .score
-            .corner_errors
-            .iter()
-            .copied()
-            .fold(0.0, f64::max);
-        assert!(
-            worst <= 0.02,
-            "{}: drawn with a corner {:.1}% of the side off",
-            clip.name,
-            100.0 * worst
-        );
-        let delay = result.score.appearances.first().and_then(|a| a.lock_delay);
-        locked += usize::from(delay.is_some_and(|d| d <= 15));
-    }
-    assert!(locked >= 7, "{locked} of 8 drawn within 15 frames");
+    // Measured (session 39): 8 of 8 drawn from the first frame (2 before, after 70 and 122).
+    let drawn = near_the_edge(Script::Close, 3, 800)
+        .iter()
+        .filter(|(_, delay)| delay.is_some_and(|d| d <= 15))
+        .count();
+    assert!(drawn >= 7, "{drawn} of 8 drawn within 15 frames");
 }
 
 /// Noise realisations in which sweeps over `NOISE_SEED` found the overlay drawn a cell off:
