@@ -192,8 +192,8 @@ fn edge_along(gray: &GrayView, a: [f64; 2], b: [f64; 2], reach: f64) -> Option<L
 }
 
 /// `quad` with each side moved to where the grid's inner lines, evenly spaced, put it, when it
-/// lies more than [`LATTICE_SLACK`] of a cell off that place. A card's edge is a step, not a
-/// printed line: on a phone's screen a strip of the app's page between the card and the screen's
+/// lies more than [`LATTICE_SLACK`] of a cell off that place (and at most [`LATTICE_REACH`]).
+/// A card's edge is a step, not a printed line: on a phone's screen a strip of the app's page between the card and the screen's
 /// edge, photographed, joined the card into one plain shape (the outline a quarter of a cell
 /// wide on that side), and the steepest step near it was the screen's own edge.
 fn on_the_lattice(gray: &Mat, quad: &Quad) -> Result<Quad> {
@@ -217,14 +217,11 @@ fn on_the_lattice(gray: &Mat, quad: &Quad) -> Result<Quad> {
     let ends = |columns: bool| {
         let (first, last) =
             lattice_ends(&median_profile(&view, columns), cell).unwrap_or((0.0, 1.0));
-        let slack = LATTICE_SLACK / 9.0;
+        // Off by more than half a cell, the lattice is not the card's: the side stays.
+        let moved = |off: f64| (LATTICE_SLACK / 9.0..=LATTICE_REACH / 9.0).contains(&off.abs());
         (
-            if first.abs() > slack { first } else { 0.0 },
-            if (last - 1.0).abs() > slack {
-                last
-            } else {
-                1.0
-            },
+            if moved(first) { first } else { 0.0 },
+            if moved(last - 1.0) { last } else { 1.0 },
         )
     };
     let ((left, right), (top, bottom)) = (ends(true), ends(false));
@@ -316,11 +313,13 @@ fn lattice_ends(profile: &[f64], cell: f64) -> Option<(f64, f64)> {
 }
 
 /// [`on_the_lattice`]: the rectified grid's cell (pixels); how far off its lattice (share of
-/// a cell) a side is left where it is (a tile's edge may stand half a gap from the lattice);
-/// how far off the straight fit (share of a cell) any line found may lie; and the faintest
-/// line taken (gray levels from the plain colour around it).
+/// a cell) a side is left where it is (the cells are drawn by the lattice: at 0.1, a 16 px
+/// cell's screenshot kept its edge 0.9 px off, where the lattice put it within 0.2) and the
+/// farthest it is moved; how far off the straight fit (share of a cell) any line found may lie;
+/// and the faintest line taken (gray levels from the plain colour around it).
 const LATTICE_CELL: usize = 24;
 const LATTICE_SLACK: f64 = 0.03;
+const LATTICE_REACH: f64 = 0.5;
 const LATTICE_FIT: f64 = 0.08;
 const MIN_LINE: f64 = 4.0;
 
