@@ -11,10 +11,10 @@ use crate::bend::Bend;
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance};
 use crate::grid::Grid;
-use crate::on_print::PrintCheck;
+use crate::on_print::{Lines, PrintCheck};
 use crate::raster::GrayView;
 use crate::recognize::Recognition;
-use crate::recognize::detect::{Detection, Ink};
+use crate::recognize::detect::{Detection, Edge, Ink};
 use crate::recognize::lines;
 use crate::recognize::read::GridReading;
 use crate::recognize::verdict::{Evidence, Judged, WrongMarks, judge_frames};
@@ -96,6 +96,8 @@ pub(super) struct Track {
     pub(super) anchor_motion: f64,
     /// Whether the grid is printed dark on light or light on dark (a dark-mode screen).
     pub(super) ink: Ink,
+    /// What outlines the grid: its printed border, or an app's card with none.
+    pub(super) edge: Edge,
     /// How clearly the outline it was found by framed a grid (`Detection::score`).
     pub(super) found_score: f64,
     /// Whether the track has been on the printed lines since the grid was found: before, it is
@@ -149,6 +151,7 @@ impl Track {
             correction: 0.0,
             anchor_motion: if found.smeared { f64::INFINITY } else { 0.0 },
             ink: found.ink,
+            edge: found.edge,
             found_score: found.score,
             on_lines: false,
             disputed: None,
@@ -158,7 +161,10 @@ impl Track {
             wrong: WrongMarks::NONE,
             cut_for: 0,
             bend: None,
-            print_check: PrintCheck::default(),
+            print_check: PrintCheck::judging(match found.edge {
+                Edge::Line => Lines::All,
+                Edge::Card => Lines::Inside,
+            }),
             cells_disputed: false,
             turned_readings: None,
         }))
@@ -740,7 +746,7 @@ fn unsolved_view(
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::recognize::detect::{self, Edge};
+    use crate::recognize::detect;
     use crate::recognize::verdict::tests::{PUZZLE, reading_of};
 
     #[test]

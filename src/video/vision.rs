@@ -21,7 +21,7 @@ use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance};
 use crate::grid::Grid;
 use crate::raster::gray_of;
-use crate::recognize::detect::{self, Detection, Edge, Look};
+use crate::recognize::detect::{self, Detection, Look};
 use crate::recognize::read::DigitReader;
 use crate::recognize::verdict::{MAX_READING_FRAMES, Status, agreed_digits, judge_frames};
 use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
@@ -197,6 +197,9 @@ impl<'a> FrameOutline<'a> {
 /// Every how many frames searched in vain the finer search ([`detect::find_small_grid`]) looks
 /// for a puzzle held far from the camera.
 const FINE_SEARCH_EVERY: u32 = 4;
+/// Every how many frames searched in vain the search for a grid with no border line
+/// ([`detect::find_borderless_grid`]) looks (two frames after the finer search).
+const BORDERLESS_SEARCH_EVERY: u32 = 16;
 
 /// See [`Vision::beside_another`]: clean printed grids score 0.8-0.9, blurred ones less.
 const BESIDE_LEAST_SCORE: f64 = 0.5;
@@ -440,6 +443,16 @@ impl Vision {
             found = detect::find_small_grid(outline.gray, Look::OneOfMany)?;
             times.add_detect(start.elapsed());
         }
+        if found.is_none()
+            && self.searches_finely
+            && self.searched_in_vain % BORDERLESS_SEARCH_EVERY == 2
+        {
+            // An app's grid with no border line on a phone or a monitor filmed: its search
+            // costs several frames' detection, so it runs now and then.
+            let start = Instant::now();
+            found = detect::find_borderless_grid(outline.gray)?;
+            times.add_detect(start.elapsed());
+        }
         let found = found.filter(|d| outline.whole(&d.quad) && d.score >= self.least_score);
         if found.is_some() {
             self.searched_in_vain = 0;
@@ -599,7 +612,7 @@ impl Vision {
             &mut self.reader,
             gray,
             outline.as_ref().unwrap_or(&quad),
-            Edge::Line,
+            track.edge,
             Follow::Once,
             orientation,
             &mut steps,
@@ -896,7 +909,7 @@ fn similarity(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recognize::detect::Ink;
+    use crate::recognize::detect::{Edge, Ink};
     use crate::recognize::verdict::Judged;
     use crate::recognize::verdict::tests::{PUZZLE, reading_of};
     use crate::video::tracked::tests::{found_at, track_on_drawn_grid};
