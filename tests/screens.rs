@@ -132,6 +132,20 @@ fn photos_of_a_monitor_are_read() {
     );
 }
 
+/// The `k`th borderless screen's style: a held-out font, highlights, pencil marks and entries
+/// in turn.
+fn borderless_style(theme: screens::Theme, layout: Layout, border: Border, k: usize) -> Style {
+    Style {
+        theme,
+        layout,
+        font: HELD_OUT_FONTS[k % HELD_OUT_FONTS.len()],
+        highlights: k.is_multiple_of(2),
+        pencil_marks: k % 3 == 1,
+        entries: k % 4 < 2,
+        border,
+    }
+}
+
 /// Apps that print no outer border: the grid is a card of plain colour on a tinted page, or its
 /// nine boxes are tiles with the page showing between them (a dark theme's card darker than the
 /// page, a light one's lighter). Every theme and layout, both kinds, flat and photographed off a
@@ -144,15 +158,7 @@ fn an_app_grid_with_no_printed_border_is_read_from_its_card_or_tiles() {
     for border in [Border::Card, Border::Tiles] {
         for theme in THEMES {
             for layout in [Layout::Phone, Layout::Web] {
-                let style = Style {
-                    theme,
-                    layout,
-                    font: HELD_OUT_FONTS[k % HELD_OUT_FONTS.len()],
-                    highlights: k.is_multiple_of(2),
-                    pencil_marks: k % 3 == 1,
-                    entries: k % 4 < 2,
-                    border,
-                };
+                let style = borderless_style(theme, layout, border, k);
                 let mut screen = screens::render(&puzzles[20 + k], style, 500 + k as u64);
                 screen.name = format!("{} ({border:?})", screen.name);
                 flat.push(screen);
@@ -572,15 +578,7 @@ fn an_app_grid_with_no_border_line_is_drawn_in_live_video() {
     for border in [Border::Card, Border::Tiles] {
         for (t, theme) in THEMES.into_iter().enumerate() {
             let layout = [Layout::Phone, Layout::Web][t % 2];
-            let style = Style {
-                theme,
-                layout,
-                font: HELD_OUT_FONTS[k % HELD_OUT_FONTS.len()],
-                highlights: k.is_multiple_of(2),
-                pencil_marks: k % 3 == 1,
-                entries: k % 4 < 2,
-                border,
-            };
+            let style = borderless_style(theme, layout, border, k);
             let screen = screens::render(&puzzles[40 + k], style, 700 + k as u64);
             k += 1;
             let mut vision = Visions::new(common::pipeline_reader());
