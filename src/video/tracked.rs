@@ -496,21 +496,26 @@ pub(super) fn inside_frame(quad: &Quad, gray: &Mat) -> bool {
 /// Whether a grid outlined at `quad` is whole in view, for the outline to be followed or read
 /// from, or the grid followed to be read before its puzzle is known (once known, it is read
 /// while merely inside the frame): every corner [`EDGE_CELLS`] of a cell inside the frame at
-/// least (and 0.5% of the frame), or nearer the edge on a side that shows its printed border
-/// with paper beyond it nearly as clearly as the other sides ([`border_along`]; a phone filming a puzzle that fills its picture held
-/// the border 0.1-0.45 of a cell from the edge all along, and it was never read). A grid cut
-/// by the frame's edge is outlined where it is cut, a little inside the frame rather than on
-/// its edge: a page held with its border 0.15-0.5 of a cell beyond the frame's edge was found
-/// with a corner 3-25 px (up to half a cell) inside, and the track started from it kept the
-/// grid half a cell short once the page was whole in view (never drawn again), or drew it with
-/// a corner 0.4 of a cell off. With a third of a cell such a corner still passed now and then.
+/// least (and 0.5% of the frame), or nearer the edge where each side near it shows its printed
+/// border ([`borders_near_the_edge`]). A grid cut by the frame's edge is outlined where it is
+/// cut, a little inside the frame rather than on its edge: a page held with its border
+/// 0.15-0.5 of a cell beyond the frame's edge was found with a corner 3-25 px (up to half a
+/// cell) inside, and the track started from it kept the grid half a cell short once the page
+/// was whole in view (never drawn again), or drew it with a corner 0.4 of a cell off. With a
+/// third of a cell such a corner still passed now and then.
 pub(super) fn whole_in_view(quad: &Quad, gray: &Mat) -> bool {
     use opencv::prelude::MatTraitConst;
     let frame = 0.005 * gray.cols().max(gray.rows()) as f64;
     let margin = frame.max(EDGE_CELLS * quad.mean_side() / 9.0);
-    if inside_by(quad, gray, margin) {
-        return true;
-    }
+    inside_by(quad, gray, margin) || borders_near_the_edge(quad, gray, margin)
+}
+
+/// Whether each side of the grid at `quad` with a corner within `margin` pixels of the frame's
+/// edge shows its printed border with paper beyond it ([`border_along`]) nearly as clearly as
+/// the other sides, every corner inside the frame: a phone filming a puzzle that fills its
+/// picture held the border 0.1-0.45 of a cell from the edge all along, and it was never read.
+fn borders_near_the_edge(quad: &Quad, gray: &Mat, margin: f64) -> bool {
+    use opencv::prelude::MatTraitConst;
     if !inside_by(quad, gray, 1.0) {
         return false;
     }

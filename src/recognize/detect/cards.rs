@@ -193,9 +193,10 @@ fn edge_along(gray: &GrayView, a: [f64; 2], b: [f64; 2], reach: f64) -> Option<L
 
 /// `quad` with each side moved to where the grid's inner lines, evenly spaced, put it, when it
 /// lies more than [`LATTICE_SLACK`] of a cell off that place (and at most [`LATTICE_REACH`]).
-/// A card's edge is a step, not a printed line: on a phone's screen a strip of the app's page between the card and the screen's
-/// edge, photographed, joined the card into one plain shape (the outline a quarter of a cell
-/// wide on that side), and the steepest step near it was the screen's own edge.
+/// A card's edge is a step, not a printed line: on a phone's screen a strip of the app's page
+/// between the card and the screen's edge, photographed, joined the card into one plain shape
+/// (the outline a quarter of a cell wide on that side), and the steepest step near it was the
+/// screen's own edge.
 fn on_the_lattice(gray: &Mat, quad: &Quad) -> Result<Quad> {
     let Some(image_from_grid) = Homography::from_quads(&Quad::UNIT, quad) else {
         return Ok(*quad);
