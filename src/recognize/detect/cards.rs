@@ -1,8 +1,8 @@
-//! A photo's last search ([`super::find_grid`]): a grid printed with no outer border line, as
-//! apps draw it: a white card with pale cell lines on a tinted background, or its nine boxes as
-//! separate tiles with the background showing between them. The other searches outline dark
-//! strokes, and such a grid has none around it: its outline is where the card's (or the tiles')
-//! plain colour meets the background's.
+//! A photo's last search ([`super::find_grid`]), and live video's now and then: a grid printed
+//! with no outer border line, as apps draw it: a white card with pale cell lines on a tinted
+//! background, or its nine boxes as separate tiles with the background showing between them.
+//! The other searches outline dark strokes, and such a grid has none around it: its outline is
+//! where the card's (or the tiles') plain colour meets the background's.
 
 use opencv::core::{Mat, Point2f, Size, Vector};
 use opencv::imgproc;
@@ -20,13 +20,14 @@ use crate::raster::{GrayView, morphed};
 /// around them; None when there is none.
 ///
 /// The picture, shrunk to [`WORK_SIDE`], is blurred until digits and lines are gone (a median
-/// over a few hundredths of its side), split into its lighter and darker parts (Otsu, and
-/// locally), and each part closed over a fortieth of its side, so that tiles a gap apart make
-/// one shape. The four-cornered outlines of those shapes are checked as any candidate (eight
-/// evenly spaced lines each way inside, the tiles' gaps counting as box lines), on the picture's
-/// departures from its plain colours either way (a dark mode's cell lines are lighter than its
-/// tiles, the gaps between them darker). The corners are where lines fitted along the card's
-/// edge meet, at full resolution.
+/// over a few hundredths of its side, narrower in turn while nothing is found), split into its
+/// lighter and darker parts (Otsu, and locally), and each part closed over the median's width,
+/// so that tiles a gap apart make one shape. The four-cornered outlines of those shapes are
+/// checked as any candidate (eight evenly spaced lines each way inside, the tiles' gaps
+/// counting as box lines), on the picture's departures from its plain colours either way (a
+/// dark mode's cell lines are lighter than its tiles, the gaps between them darker). The
+/// corners are where lines fitted along the card's edge meet, at full resolution, each side
+/// then moved onto the lattice of the lines inside.
 pub fn find_borderless_grid(gray: &Mat) -> Result<Option<Detection>> {
     let (width, height) = (gray.cols(), gray.rows());
     let longest = width.max(height);
