@@ -38,9 +38,10 @@ pub fn find_borderless_grid(gray: &Mat) -> Result<Option<Detection>> {
         (height as f64 / scale).round() as i32,
     );
     imgproc::resize(gray, &mut work, size, 0.0, 0.0, imgproc::INTER_AREA)?;
+    let side = size.width.max(size.height) as f64;
     let mut best = None;
     for plain_over in PLAIN_OVER {
-        best = outlined(&work, plain_over)?;
+        best = outlined(&work, ((plain_over * side) as i32) | 1)?;
         if best.is_some() {
             break;
         }
@@ -61,12 +62,10 @@ pub fn find_borderless_grid(gray: &Mat) -> Result<Option<Detection>> {
 }
 
 /// The outline in the shrunk picture `work` that most clearly frames a borderless grid, with
-/// the picture's plain colours taken by a median over `plain_over` of its longer side (and
-/// gaps that wide bridged, and the local split over twice that); and the grid's ink.
-fn outlined(work: &Mat, plain_over: f64) -> Result<Option<(Quad, GridCheck, Ink)>> {
+/// the picture's plain colours taken by a median over `window` pixels; and the grid's ink.
+fn outlined(work: &Mat, window: i32) -> Result<Option<(Quad, GridCheck, Ink)>> {
     let size = work.size()?;
     let side = size.width.max(size.height) as f64;
-    let window = ((plain_over * side) as i32) | 1;
     let mut plain = Mat::default();
     imgproc::median_blur(work, &mut plain, window)?;
     // Lines and gaps as dark on light whichever way they differ from the plain colour: on a
@@ -78,15 +77,14 @@ fn outlined(work: &Mat, plain_over: f64) -> Result<Option<(Quad, GridCheck, Ink)
     let work_view = GrayView::new(work)?;
     let whole = (size.width * size.height) as f64;
     let mut best: Option<(Quad, GridCheck, Ink)> = None;
-    let local_window = ((LOCAL_TIMES * plain_over * side) as i32) | 1;
-    for (lighter, darker) in parts(&plain, local_window)? {
+    for (lighter, darker) in parts(&plain, side)? {
         for part in [&lighter, &darker] {
             // Beyond the picture's edge is neither part: a card near it keeps its own edge.
             let closed = morphed(
                 part,
                 imgproc::MORPH_CLOSE,
                 imgproc::MORPH_RECT,
-                window,
+                ((GAP_BRIDGED * side) as i32) | 1,
                 opencv::core::BORDER_CONSTANT,
             )?;
             // The background's own outline is the picture's (tiles and digits are holes in it).
@@ -331,9 +329,9 @@ const MIN_LINE: f64 = 4.0;
 /// app's rounded corners.
 const EDGE_FROM: f64 = 0.12;
 /// The plain picture's lighter and darker parts: split at each of [`split_levels`], and split
-/// locally (lighter or darker than the mean over `window` pixels around: a card's rim, and the
-/// page's along it) for a photographed screen whose light falls off across it.
-fn parts(plain: &Mat, window: i32) -> Result<Vec<(Mat, Mat)>> {
+/// locally (lighter or darker than the mean around, over [`LOCAL_OVER`] of the side: a card's
+/// rim, and the page's along it) for a photographed screen whose light falls off across it.
+fn parts(plain: &Mat, side: f64) -> Result<Vec<(Mat, Mat)>> {
     let mut parts = Vec::new();
     for level in split_levels(&GrayView::new(plain)?) {
         let mut lighter = Mat::default();
@@ -342,6 +340,7 @@ fn parts(plain: &Mat, window: i32) -> Result<Vec<(Mat, Mat)>> {
         opencv::core::bitwise_not(&lighter, &mut darker, &opencv::core::no_array())?;
         parts.push((lighter, darker));
     }
+    let block = ((LOCAL_OVER * side) as i32) | 1;
     let local = |kind, c| -> Result<Mat> {
         let mut part = Mat::default();
         imgproc::adaptive_threshold(
@@ -350,7 +349,7 @@ fn parts(plain: &Mat, window: i32) -> Result<Vec<(Mat, Mat)>> {
             255.0,
             imgproc::ADAPTIVE_THRESH_MEAN_C,
             kind,
-            window.max(3),
+            block.max(3),
             c,
         )?;
         Ok(part)
@@ -362,11 +361,11 @@ fn parts(plain: &Mat, window: i32) -> Result<Vec<(Mat, Mat)>> {
     Ok(parts)
 }
 
-/// See [`parts`]: the window, as a multiple of the median's ([`PLAIN_OVER`]), and how much
-/// lighter or darker than its mean (gray levels) a pixel must be. Over 0.1 of the side (4
-/// times the first median), borderless screens photographed off a monitor were drawn 6 of 16
-/// (screens test), 0.03-0.07 drew 9; with other puzzles and seeds 7 either way.
-const LOCAL_TIMES: f64 = 2.0;
+/// See [`parts`]: the window, as a share of the shrunk picture's longer side, and how much
+/// lighter or darker than its mean (gray levels) a pixel must be. Over 0.1 of the side,
+/// borderless screens photographed off a monitor were drawn 6 of 16 (screens test), 0.03-0.07
+/// drew 9; with other puzzles and seeds 7 either way.
+const LOCAL_OVER: f64 = 0.05;
 const LOCAL_STEP: f64 = 3.0;
 
 /// The levels a picture's plain colours are split at: its two main parts' (Otsu), and each
@@ -423,13 +422,12 @@ const EDGE_REACH: f64 = 0.2;
 const MIN_STEP: f64 = 4.0;
 
 /// The medians that leave a card or a tile plain, as a share of the shrunk picture's longer
-/// side, tried in turn (gaps between tiles as wide are bridged): wider than a digit's stroke,
-/// a cell line and the gap between tiles (a narrower one left an 8 px gap in a 900 px picture
-/// as it was), narrower than a tile; and narrower again for a grid small in its picture (a
-/// screenshot 320 px wide, its cells 16 px; a phone's screen in a photo or a video frame, its
-/// card a fifth of the picture across, whose median over a cell cut the card's highlighted row
-/// away and whose closing joined it to the buttons below).
-const PLAIN_OVER: [f64; 3] = [0.025, 0.012, 0.006];
+/// side, tried in turn: wider than a digit's stroke, a cell line and the gap between tiles
+/// (a narrower one left an 8 px gap in a 900 px picture as it was), narrower than a tile; and
+/// narrower again for a small picture (a screenshot 320 px wide, its cells 16 px).
+const PLAIN_OVER: [f64; 2] = [0.025, 0.012];
+/// The widest gap between tiles bridged, as a share of the shrunk picture's longer side.
+const GAP_BRIDGED: f64 = 0.025;
 
 #[cfg(test)]
 mod tests {
