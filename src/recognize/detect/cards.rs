@@ -22,8 +22,8 @@ use crate::raster::{GrayView, morphed};
 /// The picture, shrunk to [`WORK_SIDE`], is blurred until digits and lines are gone (a median
 /// over a few hundredths of its side, narrower again when nothing is found), split into its
 /// lighter and darker parts (Otsu, and locally), and each part closed over a fortieth of its
-/// side, so that tiles a gap apart make one shape. The four-cornered outlines of those shapes are
-/// checked as any candidate (eight evenly spaced lines each way inside, the tiles' gaps
+/// side, so that tiles a gap apart make one shape. The four-cornered outlines of those shapes
+/// are checked as any candidate (eight evenly spaced lines each way inside, the tiles' gaps
 /// counting as box lines), on the picture's departures from its plain colours either way (a
 /// dark mode's cell lines are lighter than its tiles, the gaps between them darker). The
 /// corners are where lines fitted along the card's edge meet, at full resolution, each side
