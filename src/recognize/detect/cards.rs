@@ -38,9 +38,10 @@ pub fn find_borderless_grid(gray: &Mat) -> Result<Option<Detection>> {
         (height as f64 / scale).round() as i32,
     );
     imgproc::resize(gray, &mut work, size, 0.0, 0.0, imgproc::INTER_AREA)?;
+    let side = size.width.max(size.height) as f64;
     let mut best = None;
     for plain_over in PLAIN_OVER {
-        best = outlined(&work, plain_over)?;
+        best = outlined(&work, ((plain_over * side) as i32) | 1)?;
         if best.is_some() {
             break;
         }
@@ -61,12 +62,10 @@ pub fn find_borderless_grid(gray: &Mat) -> Result<Option<Detection>> {
 }
 
 /// The outline in the shrunk picture `work` that most clearly frames a borderless grid, with
-/// the picture's plain colours taken by a median over `plain_over` of its longer side (and
-/// gaps that wide bridged, and the local split over twice that); and the grid's ink.
-fn outlined(work: &Mat, plain_over: f64) -> Result<Option<(Quad, GridCheck, Ink)>> {
+/// the picture's plain colours taken by a median over `window` pixels; and the grid's ink.
+fn outlined(work: &Mat, window: i32) -> Result<Option<(Quad, GridCheck, Ink)>> {
     let size = work.size()?;
     let side = size.width.max(size.height) as f64;
-    let window = ((plain_over * side) as i32) | 1;
     let mut plain = Mat::default();
     imgproc::median_blur(work, &mut plain, window)?;
     // Lines and gaps as dark on light whichever way they differ from the plain colour: on a
@@ -78,15 +77,14 @@ fn outlined(work: &Mat, plain_over: f64) -> Result<Option<(Quad, GridCheck, Ink)
     let work_view = GrayView::new(work)?;
     let whole = (size.width * size.height) as f64;
     let mut best: Option<(Quad, GridCheck, Ink)> = None;
-    let local_window = ((LOCAL_TIMES * plain_over * side) as i32) | 1;
-    for (lighter, darker) in parts(&plain, local_window)? {
+    for (lighter, darker) in parts(&plain, side)? {
         for part in [&lighter, &darker] {
             // Beyond the picture's edge is neither part: a card near it keeps its own edge.
             let closed = morphed(
                 part,
                 imgproc::MORPH_CLOSE,
                 imgproc::MORPH_RECT,
-                window,
+                ((GAP_BRIDGED * side) as i32) | 1,
                 opencv::core::BORDER_CONSTANT,
             )?;
             // The background's own outline is the picture's (tiles and digits are holes in it).
@@ -105,7 +103,6 @@ fn outlined(work: &Mat, plain_over: f64) -> Result<Option<(Quad, GridCheck, Ink)
                 tracing::trace!(?outline, score = check.score, "borderless grid candidate");
                 if check.score >= MIN_GRID_SCORE
                     && best.as_ref().is_none_or(|(_, c, _)| check.score > c.score)
-                    && !lines_between_cells(work, &outline)?
                 {
                     best = Some((outline, check, ink_on(&plain, &outline)?));
                 }
@@ -268,7 +265,20 @@ fn median_profile(view: &GrayView, columns: bool) -> Vec<f64> {
 /// of the profile's length; None unless most of them show clearly on a straight fit.
 fn lattice_ends(profile: &[f64], cell: f64) -> Option<(f64, f64)> {
     let n = profile.len();
-    let apart = departures(profile, cell);
+    let plain: Vec<f64> = (0..n)
+        .map(|i| {
+            let reach = (cell / 3.0) as usize;
+            let mut around: Vec<f64> =
+                profile[i.saturating_sub(reach)..(i + reach + 1).min(n)].to_vec();
+            let middle = around.len() / 2;
+            *around.select_nth_unstable_by(middle, f64::total_cmp).1
+        })
+        .collect();
+    let apart: Vec<f64> = profile
+        .iter()
+        .zip(&plain)
+        .map(|(p, q)| (p - q).abs())
+        .collect();
     let mut found = Vec::new();
     for k in 1..9 {
         let from = ((k as f64 - 0.4) * cell) as usize;
@@ -304,66 +314,6 @@ fn lattice_ends(profile: &[f64], cell: f64) -> Option<(f64, f64)> {
         .then(|| (first / n as f64, (first + 9.0 * spacing) / n as f64))
 }
 
-/// How far each sample of `profile` lies from the plain level around it (a median over two
-/// thirds of a `cell`), either way: lines darker or lighter than the card.
-fn departures(profile: &[f64], cell: f64) -> Vec<f64> {
-    let n = profile.len();
-    let reach = (cell / 3.0) as usize;
-    (0..n)
-        .map(|i| {
-            let mut around: Vec<f64> =
-                profile[i.saturating_sub(reach)..(i + reach + 1).min(n)].to_vec();
-            let middle = around.len() / 2;
-            let plain = *around.select_nth_unstable_by(middle, f64::total_cmp).1;
-            (profile[i] - plain).abs()
-        })
-        .collect()
-}
-
-/// Whether lines run through the middles of the cells of the grid outlined at `quad` in `gray`
-/// half as clearly as along its cell lines or more, one way or the other: a crossword's
-/// squares (13-21 a side) put a line near most ninths and another between them. Outlined by
-/// its frame with a narrow median, a crossword of 17 squares passed the grid check.
-fn lines_between_cells(gray: &Mat, quad: &Quad) -> Result<bool> {
-    let Some(grid_from_image) = Homography::from_quads(&Quad::UNIT, quad).and_then(|h| h.inverse())
-    else {
-        return Ok(false);
-    };
-    let side = 9 * LATTICE_CELL;
-    let rectified = warp(
-        gray,
-        &Homography::scaling(side as f64).after(&grid_from_image),
-        Size::new(side as i32, side as i32),
-        true,
-    )?;
-    let view = GrayView::new(&rectified)?;
-    let cell = LATTICE_CELL as f64;
-    // The strongest departure within `reach` cells of each of `places` (in cells), their median.
-    let typical = |apart: &[f64], places: &mut dyn Iterator<Item = f64>, reach: f64| {
-        let mut peaks: Vec<f64> = places
-            .map(|at| {
-                let from = ((at - reach) * cell).max(0.0) as usize;
-                let to = (((at + reach) * cell) as usize).min(apart.len() - 1);
-                apart[from..=to].iter().copied().fold(0.0, f64::max)
-            })
-            .collect();
-        let middle = peaks.len() / 2;
-        *peaks.select_nth_unstable_by(middle, f64::total_cmp).1
-    };
-    Ok([true, false].into_iter().any(|columns| {
-        let apart = departures(&median_profile(&view, columns), cell);
-        let on_lines = typical(&apart, &mut (1..9).map(|k| k as f64), 0.15);
-        let between = typical(&apart, &mut (0..9).map(|k| k as f64 + 0.5), 0.25);
-        tracing::trace!(
-            columns,
-            on_lines,
-            between,
-            "lines on and between the cell lines"
-        );
-        between >= MIN_LINE && between >= 0.5 * on_lines
-    }))
-}
-
 /// [`on_the_lattice`]: the rectified grid's cell (pixels); how far off its lattice (share of
 /// a cell) a side is left where it is (the cells are drawn by the lattice: at 0.1, a 16 px
 /// cell's screenshot kept its edge 0.9 px off, where the lattice put it within 0.2) and the
@@ -379,9 +329,9 @@ const MIN_LINE: f64 = 4.0;
 /// app's rounded corners.
 const EDGE_FROM: f64 = 0.12;
 /// The plain picture's lighter and darker parts: split at each of [`split_levels`], and split
-/// locally (lighter or darker than the mean over `window` pixels around: a card's rim, and the
-/// page's along it) for a photographed screen whose light falls off across it.
-fn parts(plain: &Mat, window: i32) -> Result<Vec<(Mat, Mat)>> {
+/// locally (lighter or darker than the mean around, over [`LOCAL_OVER`] of the side: a card's
+/// rim, and the page's along it) for a photographed screen whose light falls off across it.
+fn parts(plain: &Mat, side: f64) -> Result<Vec<(Mat, Mat)>> {
     let mut parts = Vec::new();
     for level in split_levels(&GrayView::new(plain)?) {
         let mut lighter = Mat::default();
@@ -390,6 +340,7 @@ fn parts(plain: &Mat, window: i32) -> Result<Vec<(Mat, Mat)>> {
         opencv::core::bitwise_not(&lighter, &mut darker, &opencv::core::no_array())?;
         parts.push((lighter, darker));
     }
+    let block = ((LOCAL_OVER * side) as i32) | 1;
     let local = |kind, c| -> Result<Mat> {
         let mut part = Mat::default();
         imgproc::adaptive_threshold(
@@ -398,7 +349,7 @@ fn parts(plain: &Mat, window: i32) -> Result<Vec<(Mat, Mat)>> {
             255.0,
             imgproc::ADAPTIVE_THRESH_MEAN_C,
             kind,
-            window.max(3),
+            block.max(3),
             c,
         )?;
         Ok(part)
@@ -410,11 +361,11 @@ fn parts(plain: &Mat, window: i32) -> Result<Vec<(Mat, Mat)>> {
     Ok(parts)
 }
 
-/// See [`parts`]: the window, as a multiple of the median's ([`PLAIN_OVER`]), and how much
-/// lighter or darker than its mean (gray levels) a pixel must be. Over 0.1 of the side (4
-/// times the first median), borderless screens photographed off a monitor were drawn 6 of 16
-/// (screens test), 0.03-0.07 drew 9; with other puzzles and seeds 7 either way.
-const LOCAL_TIMES: f64 = 2.0;
+/// See [`parts`]: the window, as a share of the shrunk picture's longer side, and how much
+/// lighter or darker than its mean (gray levels) a pixel must be. Over 0.1 of the side,
+/// borderless screens photographed off a monitor were drawn 6 of 16 (screens test), 0.03-0.07
+/// drew 9; with other puzzles and seeds 7 either way.
+const LOCAL_OVER: f64 = 0.05;
 const LOCAL_STEP: f64 = 3.0;
 
 /// The levels a picture's plain colours are split at: its two main parts' (Otsu), and each
@@ -471,13 +422,12 @@ const EDGE_REACH: f64 = 0.2;
 const MIN_STEP: f64 = 4.0;
 
 /// The medians that leave a card or a tile plain, as a share of the shrunk picture's longer
-/// side, tried in turn (gaps between tiles as wide are bridged): wider than a digit's stroke,
-/// a cell line and the gap between tiles (a narrower one left an 8 px gap in a 900 px picture
-/// as it was), narrower than a tile; and narrower again for a grid small in its picture (a
-/// screenshot 320 px wide, its cells 16 px; a phone's screen in a photo or a video frame, its
-/// card a fifth of the picture across, whose median over a cell cut the card's highlighted row
-/// away and whose closing joined it to the buttons below).
-const PLAIN_OVER: [f64; 3] = [0.025, 0.012, 0.006];
+/// side, tried in turn: wider than a digit's stroke, a cell line and the gap between tiles
+/// (a narrower one left an 8 px gap in a 900 px picture as it was), narrower than a tile; and
+/// narrower again for a small picture (a screenshot 320 px wide, its cells 16 px).
+const PLAIN_OVER: [f64; 2] = [0.025, 0.012];
+/// The widest gap between tiles bridged, as a share of the shrunk picture's longer side.
+const GAP_BRIDGED: f64 = 0.025;
 
 #[cfg(test)]
 mod tests {
