@@ -14,6 +14,7 @@
 use crate::bend::Lattice;
 use crate::geometry::{Point, distance};
 use crate::raster::GrayView;
+use crate::recognize::detect::Edge;
 
 /// How far either side of a drawn line (share of its cell) the printed one is looked for: short
 /// of the cell's middle, where a digit's upright stroke stands.
@@ -66,6 +67,16 @@ pub enum Lines {
     /// phone's screen, the card's edge lay a quarter of a cell from the screen's dark bezel,
     /// which looked like its border drawn beside it.
     Inside,
+}
+
+impl From<Edge> for Lines {
+    /// The lines a grid outlined by `edge` is judged on.
+    fn from(edge: Edge) -> Lines {
+        match edge {
+            Edge::Line => Lines::All,
+            Edge::Card => Lines::Inside,
+        }
+    }
 }
 
 /// What a segment showed when last looked at, and whether it was sharp then.

@@ -16,7 +16,7 @@ use crate::on_print::{Lines, drawn_off_the_print, drawn_on_the_print};
 use crate::overlay;
 use crate::raster::{GrayView, gray_of};
 use crate::recognize::decode::Correction;
-use crate::recognize::detect::{self, Detection, Edge, Ink, Look};
+use crate::recognize::detect::{self, Detection, Ink, Look};
 use crate::recognize::read::{DigitReader, GridReading};
 use crate::recognize::verdict::{self, Judged, Status, entries_of, judge_picture};
 use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
@@ -348,10 +348,7 @@ impl PhotoPipeline {
         let start = Instant::now();
         let judged = judge_picture(&reading);
         times.solve += start.elapsed();
-        let lines = match detection.edge {
-            Edge::Line => Lines::All,
-            Edge::Card => Lines::Inside,
-        };
+        let lines = Lines::from(detection.edge);
         let (quad, bend, off_print) = placed(gray, margin, lines, quad, bend, lattice.as_ref())?;
         if off_print && judged.solution.is_some() {
             tracing::debug!("the cells would be drawn beside the printed lines: not drawn");

@@ -161,10 +161,7 @@ impl Track {
             wrong: WrongMarks::NONE,
             cut_for: 0,
             bend: None,
-            print_check: PrintCheck::judging(match found.edge {
-                Edge::Line => Lines::All,
-                Edge::Card => Lines::Inside,
-            }),
+            print_check: PrintCheck::judging(Lines::from(found.edge)),
             cells_disputed: false,
             turned_readings: None,
         }))
@@ -823,6 +820,11 @@ pub(super) mod tests {
     fn read_beside_a_finger(quad: Quad, hidden: usize, turned: bool) -> Recognition {
         let mut reading = reading_of(&PUZZLE.parse().unwrap(), 0.9);
         reading.0[hidden] = reading.0[hidden].hidden(0.3);
+        read_at(quad, reading, turned)
+    }
+
+    /// `reading`, its lines followed to `quad` (flat paper), read `turned` or not.
+    pub(in crate::video) fn read_at(quad: Quad, reading: GridReading, turned: bool) -> Recognition {
         Recognition {
             quad,
             reading,

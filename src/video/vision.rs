@@ -912,7 +912,7 @@ mod tests {
     use crate::recognize::detect::{Edge, Ink};
     use crate::recognize::verdict::Judged;
     use crate::recognize::verdict::tests::{PUZZLE, reading_of};
-    use crate::video::tracked::tests::{found_at, track_on_drawn_grid};
+    use crate::video::tracked::tests::{found_at, read_at, track_on_drawn_grid};
 
     #[test]
     fn a_grid_found_a_column_off_is_found_again_where_it_is() {
@@ -1154,15 +1154,7 @@ mod tests {
             for cell in &mut reading.0 {
                 cell.smeared = smeared;
             }
-            settles_which_way_up(&Recognition {
-                quad,
-                reading,
-                turned,
-                on_lines: true,
-                bend: None,
-                lattice: None,
-                turned_instead: None,
-            })
+            settles_which_way_up(&read_at(quad, reading, turned))
         };
         assert!(read(0.5, false, false));
         assert!(
