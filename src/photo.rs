@@ -265,7 +265,10 @@ impl PhotoPipeline {
         };
         times.detect += start.elapsed();
         let Some(detection) = detection else {
-            return self.process_smallest(gray, margin, times);
+            return match self.process_smallest(gray, margin, times)? {
+                None => self.process_small_card(gray, margin, times),
+                found => Ok(found),
+            };
         };
         let puzzle = self.read(gray, margin, &detection, times)?;
         if puzzle.solution.is_some() {
@@ -277,9 +280,10 @@ impl PhotoPipeline {
         // grid check at 0.32); the finer search may find the grid itself. Or it is an app's
         // grid with no printed border, its cells' lines taken for a grid's in another shape (a
         // box and a half of the tiles outlined by their pale lines).
-        let searches: [&Search; 2] = [
+        let searches: [&Search; 3] = [
             &|gray| detect::find_small_grid(gray, Look::Only),
             &detect::find_borderless_grid,
+            &detect::find_small_borderless_grid,
         ];
         for search in searches {
             let start = Instant::now();
@@ -314,6 +318,19 @@ impl PhotoPipeline {
     ) -> Result<Option<Puzzle>> {
         let found = self.found_and_read(gray, margin, times, detect::find_smallest_grid)?;
         Ok(found.filter(Puzzle::to_fill_in))
+    }
+
+    /// The puzzle on an app's grid with no border line small in the picture
+    /// ([`detect::find_small_borderless_grid`]), searched last when nothing else was found, if
+    /// it is solved. `gray` is laid in a `margin`.
+    fn process_small_card(
+        &mut self,
+        gray: &Mat,
+        margin: f64,
+        times: &mut StageTimes,
+    ) -> Result<Option<Puzzle>> {
+        let found = self.found_and_read(gray, margin, times, detect::find_small_borderless_grid)?;
+        Ok(found.filter(|puzzle| puzzle.solution.is_some()))
     }
 
     /// Reads and judges the grid `detection` found in `gray`, laid in a `margin`.

@@ -29,9 +29,36 @@ use crate::raster::{GrayView, morphed};
 /// corners are where lines fitted along the card's edge meet, at full resolution, each side
 /// then moved onto the lattice of the lines inside.
 pub fn find_borderless_grid(gray: &Mat) -> Result<Option<Detection>> {
+    detection(gray, search(gray, WORK_SIDE)?)
+}
+
+/// [`find_borderless_grid`] for a grid small in its picture (a screenshot laid small on a page,
+/// a phone photographed from afar), searched for in windows of the picture (see
+/// [`search_windows`]): a photo's very last search, costing some ten searches of the whole.
+pub fn find_small_borderless_grid(gray: &Mat) -> Result<Option<Detection>> {
+    detection(gray, search_windows(gray)?)
+}
+
+/// The detection of what [`search`] found, its sides moved onto the lattice inside.
+fn detection(gray: &Mat, found: Option<(Quad, GridCheck, Ink)>) -> Result<Option<Detection>> {
+    let Some((quad, check, ink)) = found else {
+        return Ok(None);
+    };
+    Ok(Some(Detection {
+        quad: on_the_lattice(gray, &quad)?,
+        score: check.score,
+        ink,
+        smeared: false,
+        edge: Edge::Card,
+    }))
+}
+
+/// The borderless grid in `gray` (see [`find_borderless_grid`]), its corners where its edges
+/// meet, before they are moved onto its lattice; searched shrunk to `work_side`.
+fn search(gray: &Mat, work_side: f64) -> Result<Option<(Quad, GridCheck, Ink)>> {
     let (width, height) = (gray.cols(), gray.rows());
     let longest = width.max(height);
-    let scale = shrink_factor(longest as f64, WORK_SIDE);
+    let scale = shrink_factor(longest as f64, work_side);
     let mut work = Mat::default();
     let size = Size::new(
         (width as f64 / scale).round() as i32,
@@ -52,13 +79,58 @@ pub fn find_borderless_grid(gray: &Mat) -> Result<Option<Detection>> {
     let quad = quad.scaled(scale);
     let view = GrayView::new(gray)?;
     let quad = edges_met(&view, &quad, edge_reach(&quad, scale)).unwrap_or(quad);
-    Ok(Some(Detection {
-        quad: on_the_lattice(gray, &quad)?,
-        score: check.score,
-        ink,
-        smeared: false,
-        edge: Edge::Card,
-    }))
+    Ok(Some((quad, check, ink)))
+}
+
+/// [`search`] in windows of the picture, each [`WINDOWS`] of its longer side, half a window
+/// apart: a grid small in its picture (a screenshot laid small on a page) is found in the
+/// window about twice its size, where the median and the closing are as wide against its
+/// cells as in a picture it fills. The grid that frames most clearly, away from its window's
+/// edges (where a window cuts a card, its outline there is the cut).
+fn search_windows(gray: &Mat) -> Result<Option<(Quad, GridCheck, Ink)>> {
+    let (width, height) = (gray.cols(), gray.rows());
+    let longest = width.max(height) as f64;
+    let mut best: Option<(Quad, GridCheck, Ink)> = None;
+    for share in WINDOWS {
+        let window = (share * longest).round() as i32;
+        for y in starts(height, window) {
+            for x in starts(width, window) {
+                let rect = opencv::core::Rect::new(x, y, window.min(width), window.min(height));
+                let part = Mat::roi(gray, rect)?.try_clone()?;
+                let Some((quad, check, ink)) = search(&part, WINDOW_WORK_SIDE)? else {
+                    continue;
+                };
+                let cut = |p: [f64; 2]| {
+                    let near = |v: f64, from: i32, to: i32, whole: i32| {
+                        (from > 0 && v < 2.0) || (to < whole && v > (to - from) as f64 - 3.0)
+                    };
+                    near(p[0], x, x + rect.width, width) || near(p[1], y, y + rect.height, height)
+                };
+                if quad.0.iter().any(|&p| cut(p)) {
+                    continue;
+                }
+                if best.as_ref().is_none_or(|(_, c, _)| check.score > c.score) {
+                    best = Some((quad.translated(x as f64, y as f64), check, ink));
+                }
+            }
+        }
+        if best.is_some() {
+            break;
+        }
+    }
+    Ok(best)
+}
+
+/// Where windows `window` wide start along a side `length` long, half a window apart, the
+/// last one flush with the end.
+fn starts(length: i32, window: i32) -> Vec<i32> {
+    if window >= length {
+        return vec![0];
+    }
+    let step = (window / 2).max(1);
+    let mut starts: Vec<i32> = (0..length - window).step_by(step as usize).collect();
+    starts.push(length - window);
+    starts
 }
 
 /// The outline in the shrunk picture `work` that most clearly frames a borderless grid, with
@@ -91,7 +163,9 @@ fn outlined(work: &Mat, window: i32) -> Result<Option<(Quad, GridCheck, Ink)>> {
             let candidates = outlines(&closed, Scale::COARSE.smallest)?
                 .into_iter()
                 .flatten();
-            for outline in candidates.filter(|o| o.area() < MOST_OF_THE_PICTURE * whole) {
+            let candidates =
+                candidates.filter(|o| o.area() < MOST_OF_THE_PICTURE * whole && squarish(o));
+            for outline in candidates {
                 // A card shows its edge all round (a crossword's black squares, closed into a
                 // shape, framed a grid at 0.3 but have none); and, its corners cut round, the
                 // outline's sides may lie a few pixels askew of it.
@@ -103,6 +177,7 @@ fn outlined(work: &Mat, window: i32) -> Result<Option<(Quad, GridCheck, Ink)>> {
                 tracing::trace!(?outline, score = check.score, "borderless grid candidate");
                 if check.score >= MIN_GRID_SCORE
                     && best.as_ref().is_none_or(|(_, c, _)| check.score > c.score)
+                    && lattices(work, &outline)?.iter().all(Option::is_some)
                 {
                     best = Some((outline, check, ink_on(&plain, &outline)?));
                 }
@@ -110,6 +185,16 @@ fn outlined(work: &Mat, window: i32) -> Result<Option<(Quad, GridCheck, Ink)>> {
         }
     }
     Ok(best)
+}
+
+/// Whether `quad`'s longest side is at most [`CARD_ASPECT`] times its shortest. A phone's
+/// whole screen, lighter than the table, passed the grid check (its number pad read as a row,
+/// a quad twice as tall as wide) and stood in for the card inside it.
+fn squarish(quad: &Quad) -> bool {
+    let sides = quad.sides();
+    let shortest = sides.iter().copied().fold(f64::MAX, f64::min);
+    let longest = sides.iter().copied().fold(0.0, f64::max);
+    longest <= CARD_ASPECT * shortest
 }
 
 /// How the digits are printed on the plain colour inside `quad` in `plain`: light on a dark card
@@ -202,8 +287,33 @@ fn on_the_lattice(gray: &Mat, quad: &Quad) -> Result<Quad> {
     let Some(image_from_grid) = Homography::from_quads(&Quad::UNIT, quad) else {
         return Ok(*quad);
     };
-    let Some(grid_from_image) = image_from_grid.inverse() else {
-        return Ok(*quad);
+    let [columns, rows] = lattices(gray, quad)?;
+    // Where the first and last lines of the lattice fall, as a share of the side, or the side
+    // itself where its lines do not tell clearly.
+    let ends = |lattice: Option<(f64, f64)>| {
+        let (first, last) = lattice.unwrap_or((0.0, 1.0));
+        // Off by more than half a cell, the lattice is not the card's: the side stays.
+        let moved = |off: f64| (LATTICE_SLACK / 9.0..=LATTICE_REACH / 9.0).contains(&off.abs());
+        (
+            if moved(first) { first } else { 0.0 },
+            if moved(last - 1.0) { last } else { 1.0 },
+        )
+    };
+    let ((left, right), (top, bottom)) = (ends(columns), ends(rows));
+    let moved = Quad([[left, top], [right, top], [right, bottom], [left, bottom]]);
+    tracing::trace!(
+        ?moved,
+        "a borderless grid's sides on its lattice (grid coordinates)"
+    );
+    Ok(Quad(moved.0.map(|p| image_from_grid.apply(p))))
+}
+
+/// The ends of the lattice of lines inside `quad` in `gray` (see [`lattice_ends`]), down the
+/// columns and along the rows, in shares of the side; None a way its lines do not show clearly.
+fn lattices(gray: &Mat, quad: &Quad) -> Result<[Option<(f64, f64)>; 2]> {
+    let Some(grid_from_image) = Homography::from_quads(&Quad::UNIT, quad).and_then(|h| h.inverse())
+    else {
+        return Ok([None, None]);
     };
     let side = 9 * LATTICE_CELL;
     let rectified = warp(
@@ -214,25 +324,7 @@ fn on_the_lattice(gray: &Mat, quad: &Quad) -> Result<Quad> {
     )?;
     let view = GrayView::new(&rectified)?;
     let cell = LATTICE_CELL as f64;
-    // Where the first and last lines of the lattice fall, as a share of the side, or the side
-    // itself where its lines do not tell clearly.
-    let ends = |columns: bool| {
-        let (first, last) =
-            lattice_ends(&median_profile(&view, columns), cell).unwrap_or((0.0, 1.0));
-        // Off by more than half a cell, the lattice is not the card's: the side stays.
-        let moved = |off: f64| (LATTICE_SLACK / 9.0..=LATTICE_REACH / 9.0).contains(&off.abs());
-        (
-            if moved(first) { first } else { 0.0 },
-            if moved(last - 1.0) { last } else { 1.0 },
-        )
-    };
-    let ((left, right), (top, bottom)) = (ends(true), ends(false));
-    let moved = Quad([[left, top], [right, top], [right, bottom], [left, bottom]]);
-    tracing::trace!(
-        ?moved,
-        "a borderless grid's sides on its lattice (grid coordinates)"
-    );
-    Ok(Quad(moved.0.map(|p| image_from_grid.apply(p))))
+    Ok([true, false].map(|columns| lattice_ends(&median_profile(&view, columns), cell)))
 }
 
 /// For each column (or, `columns` false, each row) of `view`, its median: a line running the
@@ -292,10 +384,30 @@ fn lattice_ends(profile: &[f64], cell: f64) -> Option<(f64, f64)> {
             found.push((k as f64, at));
         }
     }
-    if found.len() < 6 {
-        return None;
+    // Least squares, position = first + k * spacing, dropping the line furthest off it while
+    // it lies too far (a highlighted column's edge taken for its line) and six are left.
+    loop {
+        if found.len() < 6 {
+            return None;
+        }
+        let (first, spacing) = straight_fit(&found);
+        let off = |&(k, at): &(f64, f64)| (at - first - spacing * k).abs();
+        let (worst_at, worst) = found
+            .iter()
+            .map(off)
+            .enumerate()
+            .fold((0, 0.0), |a, b| if b.1 > a.1 { b } else { a });
+        tracing::trace!(?found, first, spacing, worst, "lattice");
+        if worst <= LATTICE_FIT * cell {
+            return ((spacing / cell - 1.0).abs() <= 0.1)
+                .then(|| (first / n as f64, (first + 9.0 * spacing) / n as f64));
+        }
+        found.remove(worst_at);
     }
-    // Least squares: position = first + k * spacing.
+}
+
+/// The least-squares line `at = first + k * spacing` through `found` (k, at): (first, spacing).
+fn straight_fit(found: &[(f64, f64)]) -> (f64, f64) {
     let count = found.len() as f64;
     let (mean_k, mean_at) = found.iter().fold((0.0, 0.0), |(a, b), (k, at)| {
         (a + k / count, b + at / count)
@@ -304,14 +416,7 @@ fn lattice_ends(profile: &[f64], cell: f64) -> Option<(f64, f64)> {
         (c + (k - mean_k) * (at - mean_at), v + (k - mean_k).powi(2))
     });
     let spacing = covariance / variance;
-    let first = mean_at - spacing * mean_k;
-    let worst = found
-        .iter()
-        .map(|(k, at)| (at - first - spacing * k).abs())
-        .fold(0.0, f64::max);
-    tracing::trace!(?found, first, spacing, worst, "lattice");
-    (worst <= LATTICE_FIT * cell && (spacing / cell - 1.0).abs() <= 0.1)
-        .then(|| (first / n as f64, (first + 9.0 * spacing) / n as f64))
+    (mean_at - spacing * mean_k, spacing)
 }
 
 /// [`on_the_lattice`]: the rectified grid's cell (pixels); how far off its lattice (share of
@@ -411,6 +516,12 @@ fn otsu(histogram: &[f64; 256], from: usize, to: usize) -> usize {
     level
 }
 
+/// The windows [`search_windows`] looks in, as shares of the picture's longer side, larger
+/// first.
+const WINDOWS: [f64; 2] = [0.5, 0.3];
+/// The longest side a window is searched at: a grid that fills half of it has cells of 20 px
+/// and more there (its corners are then placed at full resolution).
+const WINDOW_WORK_SIDE: f64 = 512.0;
 /// How much a line's difference from the plain colour is strengthened for the grid check.
 const LINES_GAIN: f64 = 2.0;
 /// An outline covering more of the picture than this is the background around the grid.
@@ -418,6 +529,10 @@ const MOST_OF_THE_PICTURE: f64 = 0.9;
 /// How far from the outline (share of a cell) the edge is looked for: its rounded corners cut,
 /// a side of the outline lay up to 0.13 of a cell off the card's edge at one end.
 const EDGE_REACH: f64 = 0.2;
+/// How much longer than its shortest side a card's longest may look: a screen turned 50
+/// degrees from the camera (a printed page's outlines may be more oblique, see
+/// `outlines::quad_of`).
+const CARD_ASPECT: f64 = 1.6;
 /// The faintest step (gray levels per pixel) taken for the card's edge.
 const MIN_STEP: f64 = 4.0;
 
@@ -541,6 +656,79 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    #[test]
+    fn a_picture_of_noise_or_a_tall_screen_is_no_card() {
+        // A plain wall filmed in dim light: the sensor's noise, amplified against the plain
+        // colour, is "lines" everywhere, at the ninths too (a whole frame passed at 0.69).
+        let mut noise =
+            Mat::new_rows_cols_with_default(720, 1280, CV_8UC1, Scalar::all(128.0)).unwrap();
+        let mut rng = Mat::default();
+        noise.copy_to(&mut rng).unwrap();
+        opencv::core::randn(&mut rng, &Scalar::all(128.0), &Scalar::all(12.0)).unwrap();
+        rng.convert_to(&mut noise, CV_8UC1, 1.0, 0.0).unwrap();
+        assert!(find_borderless_grid(&noise).unwrap().is_none());
+        // A phone's whole screen, twice as tall as wide, is no card however it checks.
+        let tall = Quad([[0.0, 0.0], [500.0, 0.0], [500.0, 1080.0], [0.0, 1080.0]]);
+        assert!(!squarish(&tall));
+        assert!(squarish(&TRUTH));
+    }
+
+    #[test]
+    fn the_lattice_leaves_out_a_line_off_its_place() {
+        // Eight lines 24 apart from 24, one (a highlighted column's edge) at 33.5 for 24.
+        let mut profile = vec![100.0; 216];
+        for k in 1..9 {
+            let at = if k == 1 { 33 } else { 24 * k };
+            profile[at] = 140.0;
+        }
+        let (first, last) = lattice_ends(&profile, 24.0).expect("a lattice");
+        assert!(
+            first.abs() < 0.01 && (last - 1.0).abs() < 0.01,
+            "{first} {last}"
+        );
+    }
+
+    #[test]
+    fn a_card_small_in_a_large_picture_is_found_in_a_window() {
+        // The app page shrunk to a third on a 2400x1600 gray picture: its cells are 17 px, the
+        // whole picture's median (a fortieth of it) 60 px wide.
+        let mut small = Mat::default();
+        let page = app_page(false, true);
+        imgproc::resize(
+            &page,
+            &mut small,
+            Size::new(233, 300),
+            0.0,
+            0.0,
+            imgproc::INTER_AREA,
+        )
+        .unwrap();
+        let mut picture =
+            Mat::new_rows_cols_with_default(1600, 2400, CV_8UC1, Scalar::all(90.0)).unwrap();
+        let (x, y) = (1500, 900);
+        small
+            .copy_to(&mut Mat::roi_mut(&mut picture, Rect::new(x, y, 233, 300)).unwrap())
+            .unwrap();
+        let found = find_small_borderless_grid(&picture)
+            .unwrap()
+            .expect("found in a window");
+        let truth = Quad(TRUTH.0.map(|[u, v]| {
+            [
+                x as f64 + (u + 0.5) / 3.0 - 0.5,
+                y as f64 + (v + 0.5) / 3.0 - 0.5,
+            ]
+        }));
+        let off = found.quad.max_corner_distance(&truth);
+        assert!(off < 1.5, "{:?} ({off:.2} px off)", found.quad);
+    }
+
+    #[test]
+    fn windows_cover_the_side_half_a_window_apart() {
+        assert_eq!(starts(1000, 400), vec![0, 200, 400, 600]);
+        assert_eq!(starts(1000, 500), vec![0, 250, 500]);
+        assert_eq!(starts(300, 400), vec![0]);
     }
 
     #[test]
