@@ -279,7 +279,8 @@ impl PhotoPipeline {
         // puzzle held far away: a page's edge closed into a quad by the dilation passed the
         // grid check at 0.32); the finer search may find the grid itself. Or it is an app's
         // grid with no printed border, its cells' lines taken for a grid's in another shape (a
-        // box and a half of the tiles outlined by their pale lines).
+        // box and a half of the tiles outlined by their pale lines), perhaps small in the picture
+        // (a screenshot laid on a page: searched in windows of it).
         let searches: [&Search; 3] = [
             &|gray| detect::find_small_grid(gray, Look::Only),
             &detect::find_borderless_grid,
