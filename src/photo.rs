@@ -300,10 +300,14 @@ impl PhotoPipeline {
                 }
             }
         }
-        Ok(Some(
-            self.process_smallest(gray, margin, times)?
-                .unwrap_or(puzzle),
-        ))
+        let smallest = self.process_smallest(gray, margin, times)?;
+        if smallest.is_none() && !detect::lattice_shows(gray, &detection.quad)? {
+            // What reads as no puzzle and shows no evenly spaced lines inside is no grid: small
+            // outlines in a newspaper's text passed the grid check and read as `invalid`.
+            tracing::debug!(quad = ?detection.quad, status = ?puzzle.status, "no lattice: no grid");
+            return Ok(None);
+        }
+        Ok(Some(smallest.unwrap_or(puzzle)))
     }
 
     /// The puzzle found by the third, finest search of a large picture

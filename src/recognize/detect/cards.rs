@@ -182,7 +182,7 @@ fn outlined(work: &Mat, window: i32) -> Result<Option<(Quad, GridCheck, Ink)>> {
                 tracing::trace!(?outline, score = check.score, "borderless grid candidate");
                 if check.score >= MIN_GRID_SCORE
                     && best.as_ref().is_none_or(|(_, c, _)| check.score > c.score)
-                    && lattices(work, &outline)?.iter().all(Option::is_some)
+                    && lattice_shows(work, &outline)?
                 {
                     best = Some((outline, check, ink_on(&plain, &outline)?));
                 }
@@ -311,6 +311,13 @@ fn on_the_lattice(gray: &Mat, quad: &Quad) -> Result<Quad> {
         "a borderless grid's sides on its lattice (grid coordinates)"
     );
     Ok(Quad(moved.0.map(|p| image_from_grid.apply(p))))
+}
+
+/// Whether the lattice of a grid's eight inner lines, evenly spaced, shows both ways inside
+/// `quad` in `gray`, darker or lighter than the plain colour around them: not in noise, nor in
+/// a block of text.
+pub fn lattice_shows(gray: &Mat, quad: &Quad) -> Result<bool> {
+    Ok(lattices(gray, quad)?.iter().all(Option::is_some))
 }
 
 /// The ends of the lattice of lines inside `quad` in `gray` (see [`lattice_ends`]), down the
