@@ -86,6 +86,15 @@ fn save_for_a_look(screen: &Screen) {
     }
 }
 
+/// The puzzle the photo pipeline draws on `screen`: solved, and not withheld as off the print.
+fn drawn_on(pipeline: &mut PhotoPipeline, screen: &Screen) -> Option<sudoku_ar::photo::Puzzle> {
+    pipeline
+        .process(&screen.image, &mut StageTimes::default())
+        .ok()
+        .flatten()
+        .filter(|p| !p.off_print && p.solution.is_some())
+}
+
 fn score(screens: &[Screen], label: &str) -> usize {
     let mut pipeline = common::pipeline();
     let mut perfect = 0;
@@ -177,12 +186,7 @@ fn an_app_grid_with_no_printed_border_is_read_from_its_card_or_tiles() {
     let mut pipeline = common::pipeline();
     let (mut drawn, mut wrong) = (0, Vec::new());
     for screen in &photographed {
-        let drawable = pipeline
-            .process(&screen.image, &mut StageTimes::default())
-            .ok()
-            .flatten()
-            .filter(|p| !p.off_print && p.solution.is_some());
-        let Some(puzzle) = drawable else {
+        let Some(puzzle) = drawn_on(&mut pipeline, screen) else {
             save_for_a_look(screen);
             continue;
         };
@@ -278,12 +282,7 @@ fn an_app_grid_with_no_border_line_small_in_a_larger_picture_is_found() {
             let along = [0.1 + 0.11 * k as f64, 0.9 - 0.1 * k as f64];
             let small = laid_small(&screen, share, background, along);
             cases += 1;
-            let drawable = pipeline
-                .process(&small.image, &mut StageTimes::default())
-                .ok()
-                .flatten()
-                .filter(|p| !p.off_print && p.solution.is_some());
-            let Some(puzzle) = drawable else {
+            let Some(puzzle) = drawn_on(&mut pipeline, &small) else {
                 save_for_a_look(&small);
                 continue;
             };
