@@ -74,7 +74,8 @@ impl From<Edge> for Lines {
     fn from(edge: Edge) -> Lines {
         match edge {
             Edge::Line => Lines::All,
-            Edge::Card => Lines::Inside,
+            // A screen's border put on its lattice may lie beside a strip of the app's page.
+            Edge::ScreenLine | Edge::Card => Lines::Inside,
         }
     }
 }

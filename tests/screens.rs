@@ -256,9 +256,9 @@ fn laid_small(screen: &Screen, share: f64, background: f64, along: [f64; 2]) -> 
 }
 
 /// An app's grid with no border line in a screenshot laid small in a larger picture, its
-/// longer side a third to two thirds of the picture's height, on a gray or a dark picture: the
+/// longer side a third to seven tenths of the picture's height, on a gray or a dark picture: the
 /// whole picture's search blurs over a fortieth of it, about a cell there; the photo is searched
-/// again in windows of it (session 40). What is drawn must be right and in place.
+/// again in windows of it (session 40). What is drawn must be right and within 1.5% of the side.
 #[test]
 fn an_app_grid_with_no_border_line_small_in_a_larger_picture_is_found() {
     let puzzles = puzzles();
@@ -278,7 +278,7 @@ fn an_app_grid_with_no_border_line_small_in_a_larger_picture_is_found() {
         };
         let style = borderless_style(theme, layout, border, k);
         let screen = screens::render(&puzzles[60 + k], style, 1100 + k as u64);
-        for (share, background) in [(0.35, 128.0), (0.5, 40.0), (0.7, 128.0)] {
+        for (share, background) in [(0.35, 128.0), (0.5, 40.0), (0.7, 128.0), (0.7, 40.0)] {
             let along = [0.1 + 0.11 * k as f64, 0.9 - 0.1 * k as f64];
             let small = laid_small(&screen, share, background, along);
             cases += 1;
@@ -288,7 +288,7 @@ fn an_app_grid_with_no_border_line_small_in_a_larger_picture_is_found() {
             };
             drawn += 1;
             let error = puzzle.quad.max_corner_distance(&small.corners) / small.corners.mean_side();
-            if puzzle.solution.map(|s| s.0) != Some(small.solution) || error > 0.02 {
+            if puzzle.solution.map(|s| s.0) != Some(small.solution) || error > 0.015 {
                 save_for_a_look(&small);
                 wrong.push(format!(
                     "{}: corner error {:.2}%",
@@ -300,8 +300,12 @@ fn an_app_grid_with_no_border_line_small_in_a_larger_picture_is_found() {
     }
     println!("no border, laid small: {drawn} of {cases} drawn, wrong or off: {wrong:?}");
     assert!(wrong.is_empty(), "drawn wrong or off: {wrong:?}");
-    // Measured (session 40): 23 of 24 drawn, none wrong or off; 17 of 24 before the windows.
-    assert!(drawn >= 21, "{drawn} of {cases} drawn");
+    // Measured (session 40): 30 of 32 drawn, none wrong or off; of the first 24 (no dark
+    // phone on the dark picture), 17 before the windows. The two dark phone screens on the dark
+    // picture were drawn 3.0% off at a corner (the app's page strip to the picture taken in),
+    // 1.77% with the outline rule alone (`recognize::SEEN_BORDER_AGREES`), under 1.5% now that a
+    // screen's border goes on its lattice (`Edge::ScreenLine`).
+    assert!(drawn >= 28, "{drawn} of {cases} drawn");
 }
 
 /// `screen` with a title bar printed flush against its grid's top border (`top`) or bottom one:

@@ -58,6 +58,7 @@ pub fn rectify_along_lines(gray: &Mat, quad: &Quad, edge: Edge) -> Result<Option
     let layout = lines::Layout {
         cell: CELL as usize,
         margin: CELL as usize * 5 / 8,
+        source_pixel: (quad.mean_side() / 9.0 / CELL as f64).max(f64::EPSILON),
     };
     let source = Source::new(gray, quad)?;
     let side = layout.side() as f64;

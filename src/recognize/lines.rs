@@ -21,6 +21,14 @@ const CELL_REACH: f64 = 0.18;
 /// How much nearer (pixels on average) to where the lines inside put it a border's reading by
 /// the table-side rule must be to replace the plain one (see [`in_step_better`]).
 const BORDER_BETTER: f64 = 0.5;
+/// How far out (share of a cell, on average) a screen's border line may lie from where the
+/// lines inside put it before it is put there (`Edge::ScreenLine`): the ridge of a strip of the
+/// app's page between the grid and a phone's dark bezel lay 0.1 of a cell out, its outer edge
+/// taken for the corners (drawn up to 3% of the side off); a screen draws its cells exactly
+/// even. Only out, and by some pixels of the picture: on screenshots shrunk to 14-21 px cells
+/// (JPEG), the lines inside put a border that was right up to 3 px off, in or out.
+const SCREEN_BORDER_OFF: f64 = 0.05;
+const SCREEN_BORDER_PIXELS: f64 = 3.5;
 /// How near (share of a cell, on average) to where the lines inside put it that reading must
 /// lie: lines inside that disagree among themselves (followed onto digits on a blurred frame)
 /// put the border nowhere in particular, and nothing is changed on their word.
@@ -59,6 +67,8 @@ pub struct Crossings {
 pub struct Layout {
     pub cell: usize,
     pub margin: usize,
+    /// Pixels of the picture the grid was rectified from per pixel here (about).
+    pub source_pixel: f64,
 }
 
 impl Layout {
@@ -130,7 +140,7 @@ fn follow_lines(
     // them are known.
     let mut table_side: [Option<Path>; 2] = [None; 2];
     let printed = match edge {
-        Edge::Line => &[0, 3, 6, 9][..],
+        Edge::Line | Edge::ScreenLine => &[0, 3, 6, 9][..],
         Edge::Card => &[3, 6],
     };
     for &k in printed {
@@ -172,6 +182,20 @@ fn follow_lines(
             let next_to = if outer == 0 { 1..3 } else { 7..9 };
             follow_cell_lines(&profiles, layout, half, &boxes, &mut found, next_to);
             ordered(&mut found, cell);
+        }
+    }
+    if edge == Edge::ScreenLine {
+        for outer in [0, 9] {
+            let outward = if outer == 0 { -1.0 } else { 1.0 };
+            if let (Some(path), Some(lattice)) = (found[outer], on_the_lattice(&found, outer, cell))
+                && (0..9)
+                    .map(|j| outward * (path[j] - lattice[j]))
+                    .sum::<f64>()
+                    / 9.0
+                    > (SCREEN_BORDER_OFF * cell).max(SCREEN_BORDER_PIXELS / layout.source_pixel)
+            {
+                found[outer] = Some(lattice);
+            }
         }
     }
     let border_seen = [found[0].is_some(), found[9].is_some()];
@@ -365,6 +389,53 @@ fn ordered(found: &mut [Option<Path>; 10], cell: f64) {
     }
 }
 
+/// The straight line fitted, strip by strip, through the offsets of the four lines inside the
+/// border line `outer` against their distance from it (cells are evenly spaced), when at least
+/// three of them were followed: per strip, the offset it puts at the border and its change per
+/// line inward.
+fn lattice_fit(found: &[Option<Path>; 10], outer: usize) -> Option<(Path, Path)> {
+    let inside: Vec<(f64, Path)> = (1..=4)
+        .map(|d| if outer == 0 { d } else { 9 - d })
+        .filter_map(|k| found[k].map(|p| (k.abs_diff(outer) as f64, p)))
+        .collect();
+    if inside.len() < 3 {
+        return None;
+    }
+    let n = inside.len() as f64;
+    let mean_d = inside.iter().map(|(d, _)| d).sum::<f64>() / n;
+    let spread: f64 = inside.iter().map(|(d, _)| (d - mean_d).powi(2)).sum();
+    let mut slope = [0.0; 9];
+    let at_border: Path = std::array::from_fn(|j| {
+        let mean_o = inside.iter().map(|(_, p)| p[j]).sum::<f64>() / n;
+        slope[j] = inside
+            .iter()
+            .map(|(d, p)| (d - mean_d) * (p[j] - mean_o))
+            .sum::<f64>()
+            / spread;
+        mean_o - slope[j] * mean_d
+    });
+    Some((at_border, slope))
+}
+
+/// The mean distance (pixels) between two paths over the strips.
+fn misfit(a: &Path, b: &Path) -> f64 {
+    (0..9).map(|j| (a[j] - b[j]).abs()).sum::<f64>() / 9.0
+}
+
+/// Where the lines inside the border line `outer` put it ([`lattice_fit`]), when each of them
+/// lies within [`BORDER_FIT`] of a cell, on average, of that fit.
+fn on_the_lattice(found: &[Option<Path>; 10], outer: usize, cell: f64) -> Option<Path> {
+    let (at_border, slope) = lattice_fit(found, outer)?;
+    let agree = (1..=4).all(|d| {
+        let k = if outer == 0 { d } else { 9 - d };
+        found[k].is_none_or(|p| {
+            let fitted: Path = std::array::from_fn(|j| at_border[j] + slope[j] * d as f64);
+            misfit(&p, &fitted) <= BORDER_FIT * cell
+        })
+    });
+    agree.then_some(at_border)
+}
+
 /// Whether `other`, a second reading of the border line `outer`, lies clearly nearer than the
 /// one in `found` to where the four lines inside it put the border (a straight line fitted, strip
 /// by strip, through their offsets and carried on: cells are evenly spaced), by at least
@@ -376,35 +447,16 @@ fn ordered(found: &mut [Option<Path>; 10], cell: f64) {
 /// border's own ridge cannot. Four lines, not two: a cell line drawn onto handwriting is off
 /// by a few pixels.
 fn in_step_better(found: &[Option<Path>; 10], outer: usize, other: Path, cell: f64) -> bool {
-    let inside: Vec<(f64, Path)> = (1..=4)
-        .map(|d| if outer == 0 { d } else { 9 - d })
-        .filter_map(|k| found[k].map(|p| (k.abs_diff(outer) as f64, p)))
-        .collect();
-    let Some(current) = found[outer] else {
+    let (Some(current), Some((predicted, _))) = (found[outer], lattice_fit(found, outer)) else {
         return false;
     };
-    if inside.len() < 3 {
-        return false;
-    }
-    let n = inside.len() as f64;
-    let mean_d = inside.iter().map(|(d, _)| d).sum::<f64>() / n;
-    let spread: f64 = inside.iter().map(|(d, _)| (d - mean_d).powi(2)).sum();
-    // Where the fitted line is at distance 0 from the border, strip by strip.
-    let predicted: Path = std::array::from_fn(|j| {
-        let mean_o = inside.iter().map(|(_, p)| p[j]).sum::<f64>() / n;
-        let slope = inside
-            .iter()
-            .map(|(d, p)| (d - mean_d) * (p[j] - mean_o))
-            .sum::<f64>()
-            / spread;
-        mean_o - slope * mean_d
-    });
-    let misfit = |path: &Path| (0..9).map(|j| (path[j] - predicted[j]).abs()).sum::<f64>() / 9.0;
-    let fit = misfit(&other);
+    let fit = misfit(&other, &predicted);
     let bend = (0..9)
         .map(|j| (other[j] - current[j]).abs())
         .fold(0.0, f64::max);
-    bend >= BORDER_BEND * cell && fit <= BORDER_FIT * cell && fit + BORDER_BETTER < misfit(&current)
+    bend >= BORDER_BEND * cell
+        && fit <= BORDER_FIT * cell
+        && fit + BORDER_BETTER < misfit(&current, &predicted)
 }
 
 /// Whether the border line `outer` is where the lines inside it place it, to within
@@ -548,7 +600,60 @@ mod tests {
     const LAYOUT: Layout = Layout {
         cell: 32,
         margin: 20,
+        source_pixel: 1.0,
     };
+
+    /// A dark mode's card in the negative, as rectified: light cells with dark lines inside and
+    /// no border line, a 7 px strip of the app's page (gray) round it, then the phone's bezel
+    /// (white in the negative).
+    fn card_with_a_strip_to_the_bezel() -> Mat {
+        let side = LAYOUT.side() as i32;
+        let mut image =
+            Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(250.0)).unwrap();
+        let (from, to) = (LAYOUT.expected(0) as i32, LAYOUT.expected(9) as i32);
+        let strip = opencv::core::Rect::new(from - 7, from - 7, to - from + 14, to - from + 14);
+        imgproc::rectangle(
+            &mut image,
+            strip,
+            Scalar::all(150.0),
+            -1,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        let card = opencv::core::Rect::new(from, from, to - from, to - from);
+        imgproc::rectangle(&mut image, card, Scalar::all(225.0), -1, imgproc::LINE_8, 0).unwrap();
+        for k in 1..9 {
+            let at = LAYOUT.expected(k) as i32;
+            let thickness = if k % 3 == 0 { 2 } else { 1 };
+            let dark = Scalar::all(120.0);
+            let line = |image: &mut Mat, a: CvPoint, b: CvPoint| {
+                imgproc::line(image, a, b, dark, thickness, imgproc::LINE_8, 0).unwrap()
+            };
+            line(&mut image, CvPoint::new(at, from), CvPoint::new(at, to));
+            line(&mut image, CvPoint::new(from, at), CvPoint::new(to, at));
+        }
+        image
+    }
+
+    #[test]
+    fn a_screens_border_is_put_on_its_lattice_not_on_the_strip_beside_it() {
+        let image = card_with_a_strip_to_the_bezel();
+        let left = |edge: Edge| {
+            let found = find_crossings(&image, LAYOUT, edge)
+                .unwrap()
+                .expect("lines");
+            found.at[4][0][0] - LAYOUT.expected(0) as f64
+        };
+        // Followed as printed, the strip's ridge is taken for the border, 3-4 px out.
+        assert!(left(Edge::Line) < -2.0, "{}", left(Edge::Line));
+        // On a screen the cells are even: the border goes where the lines inside put it.
+        assert!(
+            left(Edge::ScreenLine).abs() < 1.0,
+            "{}",
+            left(Edge::ScreenLine)
+        );
+    }
 
     /// A rectified grid whose column lines bow sideways by up to `bow` pixels (curved paper)
     /// and whose row lines sit `shift` pixels low, with a blob in some cells.

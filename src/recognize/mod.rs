@@ -107,7 +107,7 @@ pub fn recognize(
         Some(cut) => {
             // A card's border is never seen: there is no line beyond it to look for.
             let wider = match edge {
-                Edge::Line => beyond_unseen_border(gray, &cut)?,
+                Edge::Line | Edge::ScreenLine => beyond_unseen_border(gray, &cut, edge)?,
                 Edge::Card => None,
             };
             let cut = wider.unwrap_or(cut);
@@ -223,7 +223,7 @@ const WIDER_CLEARER_BY: f64 = 0.05;
 /// right (thumb:image13 under NOISE_SEED=21 and 28, a corner a cell in). The lines are followed
 /// again from the side's corners, or either of them, a cell further out; taken when they see
 /// that border there and frame the grid more clearly than before.
-fn beyond_unseen_border(gray: &Mat, cut: &Cut) -> Result<Option<Cut>> {
+fn beyond_unseen_border(gray: &Mat, cut: &Cut, edge: Edge) -> Result<Option<Cut>> {
     if cut.border_seen.iter().all(|&seen| seen) {
         return Ok(None);
     }
@@ -246,7 +246,7 @@ fn beyond_unseen_border(gray: &Mat, cut: &Cut) -> Result<Option<Cut>> {
                 let [u, v] = Quad::UNIT.0[corner];
                 wider.0[corner] = image_from_grid.apply([u + out[0] / 9.0, v + out[1] / 9.0]);
             }
-            let Some(fitted) = cells::rectify_along_lines(gray, &wider, Edge::Line)? else {
+            let Some(fitted) = cells::rectify_along_lines(gray, &wider, edge)? else {
                 continue;
             };
             let sees_more = fitted.border_seen[side]
@@ -430,7 +430,7 @@ mod tests {
             border_seen: [true, true, true, false],
             lattice: Lattice::flat(&short).unwrap(),
         };
-        let wider = beyond_unseen_border(&page, &cut)
+        let wider = beyond_unseen_border(&page, &cut, Edge::Line)
             .unwrap()
             .expect("cut further out");
         assert!(wider.border_seen[3]);
@@ -451,7 +451,11 @@ mod tests {
             .unwrap();
         assert!(!cut.border_seen[3]);
         assert!(cut.quad.max_corner_distance(&right) < 3.0);
-        assert!(beyond_unseen_border(&page, &cut).unwrap().is_none());
+        assert!(
+            beyond_unseen_border(&page, &cut, Edge::Line)
+                .unwrap()
+                .is_none()
+        );
     }
 
     const LINES: Quad = Quad([

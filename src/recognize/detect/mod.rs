@@ -109,6 +109,11 @@ pub struct Detection {
 pub enum Edge {
     /// Its printed border line.
     Line,
+    /// Its border line as a screen draws it, light on dark (a dark mode; paper is not printed
+    /// so): the cells exactly even, so that a border lying off the lattice of the lines inside is
+    /// something else (the app's page between the grid and a phone's dark bezel, a ridge like a
+    /// thick border line in the negative; see `recognize::lines`).
+    ScreenLine,
     /// Where an app's card, or its tiles, meet the page around them: no printed line (see
     /// [`find_borderless_grid`]).
     Card,
@@ -194,6 +199,7 @@ fn find_grid_at(gray: &Mat, look: Look, scale: Scale) -> Result<Option<Detection
     let found = find_dark_grid(Ink::Light.as_dark(gray, &mut negative)?, look, scale)?;
     Ok(found.map(|d| Detection {
         ink: Ink::Light,
+        edge: Edge::ScreenLine,
         ..d
     }))
 }
