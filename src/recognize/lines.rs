@@ -185,18 +185,7 @@ fn follow_lines(
         }
     }
     if edge == Edge::ScreenLine {
-        for outer in [0, 9] {
-            let outward = if outer == 0 { -1.0 } else { 1.0 };
-            if let (Some(path), Some(lattice)) = (found[outer], on_the_lattice(&found, outer, cell))
-                && (0..9)
-                    .map(|j| outward * (path[j] - lattice[j]))
-                    .sum::<f64>()
-                    / 9.0
-                    > (SCREEN_BORDER_OFF * cell).max(SCREEN_BORDER_PIXELS / layout.source_pixel)
-            {
-                found[outer] = Some(lattice);
-            }
-        }
+        screen_borders_on_the_lattice(&mut found, layout);
     }
     let border_seen = [found[0].is_some(), found[9].is_some()];
     let paths = std::array::from_fn(|k| found[k].unwrap_or_else(|| interpolated(&found, k)));
@@ -434,6 +423,26 @@ fn on_the_lattice(found: &[Option<Path>; 10], outer: usize, cell: f64) -> Option
         })
     });
     agree.then_some(at_border)
+}
+
+/// Puts each border line of a screen's grid that lies further out than [`SCREEN_BORDER_OFF`]
+/// of a cell (and [`SCREEN_BORDER_PIXELS`] of the picture) from where the lines inside put it
+/// ([`on_the_lattice`]) there.
+fn screen_borders_on_the_lattice(found: &mut [Option<Path>; 10], layout: Layout) {
+    let cell = layout.cell as f64;
+    let least = (SCREEN_BORDER_OFF * cell).max(SCREEN_BORDER_PIXELS / layout.source_pixel);
+    for outer in [0, 9] {
+        let outward = if outer == 0 { -1.0 } else { 1.0 };
+        if let (Some(path), Some(lattice)) = (found[outer], on_the_lattice(found, outer, cell)) {
+            let out = (0..9)
+                .map(|j| outward * (path[j] - lattice[j]))
+                .sum::<f64>()
+                / 9.0;
+            if out > least {
+                found[outer] = Some(lattice);
+            }
+        }
+    }
 }
 
 /// Whether `other`, a second reading of the border line `outer`, lies clearly nearer than the
