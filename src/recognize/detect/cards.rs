@@ -97,6 +97,9 @@ fn search_windows(gray: &Mat) -> Result<Option<(Quad, GridCheck, Ink)>> {
     let mut best: Option<(Quad, GridCheck, Ink)> = None;
     for share in WINDOWS {
         let window = (share * longest).round() as i32;
+        if window < SMALLEST_WINDOW {
+            break;
+        }
         for y in starts(height, window) {
             for x in starts(width, window) {
                 let rect = opencv::core::Rect::new(x, y, window.min(width), window.min(height));
@@ -531,6 +534,9 @@ fn otsu(histogram: &[f64; 256], from: usize, to: usize) -> usize {
 /// The windows [`search_windows`] looks in, as shares of the picture's longer side, larger
 /// first.
 const WINDOWS: [f64; 2] = [0.5, 0.3];
+/// The smallest window searched (pixels): a grid half as wide has cells of 11 px, hardly read;
+/// a smaller picture's grid is found, if at all, by the whole picture's search.
+const SMALLEST_WINDOW: i32 = 200;
 /// The longest side a window is searched at: a grid that fills half of it has cells of 20 px
 /// and more there (its corners are then placed at full resolution).
 const WINDOW_WORK_SIDE: f64 = 512.0;
