@@ -413,7 +413,7 @@ fn misfit(a: &Path, b: &Path) -> f64 {
 
 /// Where the lines inside the border line `outer` put it ([`lattice_fit`]), when each of them
 /// lies within [`BORDER_FIT`] of a cell, on average, of that fit.
-fn on_the_lattice(found: &[Option<Path>; 10], outer: usize, cell: f64) -> Option<Path> {
+fn lattice_border(found: &[Option<Path>; 10], outer: usize, cell: f64) -> Option<Path> {
     let (at_border, slope) = lattice_fit(found, outer)?;
     let agree = (1..=4).all(|d| {
         let k = if outer == 0 { d } else { 9 - d };
@@ -427,13 +427,13 @@ fn on_the_lattice(found: &[Option<Path>; 10], outer: usize, cell: f64) -> Option
 
 /// Puts each border line of a screen's grid that lies further out than [`SCREEN_BORDER_OFF`]
 /// of a cell (and [`SCREEN_BORDER_PIXELS`] of the picture) from where the lines inside put it
-/// ([`on_the_lattice`]) there.
+/// ([`lattice_border`]) there.
 fn screen_borders_on_the_lattice(found: &mut [Option<Path>; 10], layout: Layout) {
     let cell = layout.cell as f64;
     let least = (SCREEN_BORDER_OFF * cell).max(SCREEN_BORDER_PIXELS / layout.source_pixel);
     for outer in [0, 9] {
         let outward = if outer == 0 { -1.0 } else { 1.0 };
-        if let (Some(path), Some(lattice)) = (found[outer], on_the_lattice(found, outer, cell)) {
+        if let (Some(path), Some(lattice)) = (found[outer], lattice_border(found, outer, cell)) {
             let out = (0..9)
                 .map(|j| outward * (path[j] - lattice[j]))
                 .sum::<f64>()

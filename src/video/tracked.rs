@@ -96,7 +96,8 @@ pub(super) struct Track {
     pub(super) anchor_motion: f64,
     /// Whether the grid is printed dark on light or light on dark (a dark-mode screen).
     pub(super) ink: Ink,
-    /// What outlines the grid: its printed border, or an app's card with none.
+    /// What outlines the grid: its printed border (on paper or a screen), or an app's card with
+    /// none.
     pub(super) edge: Edge,
     /// How clearly the outline it was found by framed a grid (`Detection::score`).
     pub(super) found_score: f64,
