@@ -5,7 +5,8 @@
 //!
 //! `cargo bench --bench curved` (about a minute per bow); `-- --seeds 1,2,3` picks the seeds,
 //! `-- --bows 0.05` the bows (share of the side the columns bow by; the rows sag as in the tests,
-//! or by 0.6 of it), `-- --frames` lists every frame drawn 0.3 of a cell or more off.
+//! or by 0.6 of it), `-- --frames` lists every frame drawn 0.3 of a cell or more off (with
+//! `--gutter` and `--fold` too).
 //! `-- --gutter 0.15,0.25` films instead real Kubiesa pages curled into a book's gutter on each
 //! side by those depths (share of the side at the spine; `Gutter` in tests/common/curved.rs).
 //! `-- --fold 0.35` films real Kubiesa pages folded across the grid, one side tilted by that
@@ -109,7 +110,7 @@ fn folded_pages(tilt: f64) -> Vec<CurvedPage> {
 
 /// Per page of `pages` and noise seed: frames drawn, how many along a bend, how many with a
 /// cell [`OFF`] or more off, the worst.
-fn report_pages(pages: &[CurvedPage], seeds: &[u64]) {
+fn report_pages(pages: &[CurvedPage], seeds: &[u64], every_frame: bool) {
     for &seed in seeds {
         let frames = frames_drawn(pages, seed);
         for (i, page) in pages.iter().enumerate() {
@@ -122,6 +123,16 @@ fn report_pages(pages: &[CurvedPage], seeds: &[u64]) {
                 mine.len(),
                 mine.iter().filter(|f| f.bent).count(),
             );
+            if every_frame {
+                for f in mine.iter().filter(|f| f.worst >= OFF) {
+                    println!(
+                        "  frame {}: {:.3}{}",
+                        f.frame,
+                        f.worst,
+                        if f.bent { " (bent)" } else { "" }
+                    );
+                }
+            }
         }
     }
 }
@@ -134,7 +145,7 @@ fn main() {
     for (flag, pages) in real_pages {
         if common::bench_arg(flag).is_some() {
             for amount in list::<f64>(flag, "") {
-                report_pages(&pages(amount), &seeds);
+                report_pages(&pages(amount), &seeds, every_frame);
             }
             return;
         }

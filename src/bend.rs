@@ -30,6 +30,33 @@ impl Lattice {
         })))
     }
 
+    /// These crossings when they lie as printed lines on paper do, flat or bending smoothly
+    /// between the lattice's own corners (near the smooth surface [`Bend::fit`] fits, within its
+    /// bounds), each one followed astray (a [`SMOOTH_WITHIN`] or more off that surface) put on
+    /// it; None when they do not lie so. Such a lattice says where the cells are even when its
+    /// corners are not the ones the grid is drawn by (a corner given kept on a border the lines
+    /// did not see).
+    pub fn smoothed(&self) -> Option<Lattice> {
+        let cell = 1.0 / 9.0;
+        let corners = self.corners();
+        let (bend, astray) = Bend::fit_smoothly(self, &corners)?;
+        if astray > SMOOTH_WITHIN * cell || bend.largest() > AT_MOST * cell {
+            return None;
+        }
+        let fitted = bend.lattice(&Homography::from_quads(&Quad::UNIT, &corners)?);
+        let far = SMOOTH_WITHIN * corners.mean_side() / 9.0;
+        Some(Lattice(std::array::from_fn(|r| {
+            std::array::from_fn(|c| {
+                let (followed, smooth) = (self.0[r][c], fitted.0[r][c]);
+                if distance(followed, smooth) < far {
+                    followed
+                } else {
+                    smooth
+                }
+            })
+        })))
+    }
+
     /// The crossings in a picture `factor` times the size.
     pub fn scaled(&self, factor: f64) -> Lattice {
         Lattice(self.0.map(|row| row.map(|[x, y]| [x * factor, y * factor])))
@@ -94,6 +121,23 @@ impl Bend {
         if lattice.corners().max_corner_distance(quad) > CORNERS_AGREE * side / 9.0 {
             return None;
         }
+        let (bend, astray) = Bend::fit_smoothly(lattice, quad)?;
+        let largest = bend.largest();
+        tracing::trace!(
+            astray = astray / cell,
+            largest = largest / cell,
+            "bend of the printed lines (cells)"
+        );
+        (astray <= SMOOTH_WITHIN * cell
+            && largest >= FLAT_BELOW * cell
+            && largest <= AT_MOST * cell)
+            .then_some(bend)
+    }
+
+    /// The smooth surface of offsets of `lattice` from the flat grid at `quad`, and how far (grid
+    /// units, root mean square) the crossings lie from it; None when it cannot be solved.
+    fn fit_smoothly(lattice: &Lattice, quad: &Quad) -> Option<(Bend, f64)> {
+        let cell = 1.0 / 9.0;
         let grid_from_image = Homography::from_quads(quad, &Quad::UNIT)?;
         let offsets: [[Point; 10]; 10] = std::array::from_fn(|r| {
             std::array::from_fn(|c| {
@@ -111,17 +155,7 @@ impl Bend {
                 squared += distance(o, f).powi(2);
             }
         }
-        let astray = (squared / 100.0).sqrt();
-        let largest = bend.largest();
-        tracing::trace!(
-            astray = astray / cell,
-            largest = largest / cell,
-            "bend of the printed lines (cells)"
-        );
-        (astray <= SMOOTH_WITHIN * cell
-            && largest >= FLAT_BELOW * cell
-            && largest <= AT_MOST * cell)
-            .then_some(bend)
+        Some((bend, (squared / 100.0).sqrt()))
     }
 
     /// The largest offset, in grid units.
@@ -265,6 +299,24 @@ mod tests {
         let (lattice, mut quad) = bowed(8.0);
         quad.0[0] = lattice.0[1][1];
         assert_eq!(Bend::fit(&lattice, &quad), None);
+    }
+
+    #[test]
+    fn a_lattice_followed_smoothly_keeps_its_crossings_and_puts_one_astray_on_its_curve() {
+        let (bowed, _) = bowed(8.0);
+        assert_eq!(bowed.smoothed(), Some(bowed));
+        // One crossing followed onto a digit, 0.6 of a cell off: put back on the curve.
+        let mut one_astray = bowed;
+        one_astray.0[4][5][1] += 24.0;
+        let smoothed = one_astray.smoothed().expect("smooth but for one crossing");
+        assert!(distance(smoothed.0[4][5], bowed.0[4][5]) < 4.0);
+        assert_eq!(smoothed.0[6][2], bowed.0[6][2]);
+        // A line followed astray along its length is no curve of the paper.
+        let (mut astray, _) = self::bowed(0.0);
+        for r in 1..9 {
+            astray.0[r][4][0] += 13.0 * if r % 2 == 0 { 1.0 } else { -1.0 };
+        }
+        assert_eq!(astray.smoothed(), None);
     }
 
     #[test]
