@@ -32,7 +32,7 @@ impl Lattice {
 
     /// These crossings when they lie as printed lines on paper do, flat or bending smoothly
     /// between the lattice's own corners (near the smooth surface [`Bend::fit`] fits, within its
-    /// bounds), each one followed astray (a [`SMOOTH_WITHIN`] or more off that surface) put on
+    /// bounds), each one followed astray (0.08 of a cell or more off that surface) put on
     /// it; None when they do not lie so. Such a lattice says where the cells are even when its
     /// corners are not the ones the grid is drawn by (a corner given kept on a border the lines
     /// did not see).
