@@ -50,107 +50,253 @@ pub(super) fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridChec
     // cell middles in a firm one, so that only real ink counts against the grid.
     let faint = dark_mask(&rectified, 2.0)?;
     let firm = dark_mask(&rectified, 5.0)?;
-    let (faint, firm) = (GrayView::new(&faint)?, GrayView::new(&firm)?);
-    let n = side as usize;
-    let cell = CHECK_CELL as usize;
-    // Share of positions along a 3-pixel band (rows or columns around `centre`, from `from` to
-    // `to`) that lie on a long dark run: a grid line, not the strokes of digits crossing it.
-    let coverage =
-        |centre: usize, from: usize, to: usize, horizontal: bool, view: &GrayView| -> f64 {
-            let band = centre.saturating_sub(1)..(centre + 2).min(n);
-            let dark: Vec<bool> = (from..to)
+    let masks = Masks {
+        faint: GrayView::new(&faint)?,
+        firm: GrayView::new(&firm)?,
+        n: side as usize,
+        cell: CHECK_CELL as usize,
+    };
+    let sharpness = GrayView::new(&rectified)?.sharpness_each_way();
+    let even = Ruling::even(masks.cell);
+    let check = masks.judge(&even, sharpness, look);
+    if check.score > 0.0 {
+        return Ok(check);
+    }
+    // Paper curled towards a book's gutter or lifted at one side narrows its rows or columns
+    // there: the lines run smoothly off their ninths by more than a cell's stretch is looked
+    // for (a real page lifted at its bottom, its middle rows 0.28 of a cell off: not found).
+    match masks.curled_ruling() {
+        Some(curled) if curled != even => Ok(masks.judge(&curled, sharpness, look)),
+        _ => Ok(check),
+    }
+}
+
+/// Where a candidate's lines are looked for, in pixels of the rectified candidate:
+/// `0[way][k]` is line k (0 and 9 the borders) across (way 0: rows) or down (way 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Ruling([[usize; 10]; 2]);
+
+impl Ruling {
+    /// Every line at its ninth.
+    fn even(cell: usize) -> Ruling {
+        Ruling([std::array::from_fn(|k| k * cell); 2])
+    }
+}
+
+/// The rectified candidate's dark pixels, in a sensitive threshold (`faint`, for lines) and a
+/// firm one (`firm`, for what lies in the cells), `n` pixels a side, `cell` a cell.
+struct Masks<'a> {
+    faint: GrayView<'a>,
+    firm: GrayView<'a>,
+    n: usize,
+    cell: usize,
+}
+
+impl Masks<'_> {
+    /// Share of positions along a 3-pixel band (rows or columns around `centre`, from `from` to
+    /// `to`) that lie on a long dark run: a grid line, not the strokes of digits crossing it.
+    fn coverage(&self, centre: usize, from: usize, to: usize, horizontal: bool, firm: bool) -> f64 {
+        let view = if firm { &self.firm } else { &self.faint };
+        let band = centre.saturating_sub(1)..(centre + 2).min(self.n);
+        let dark: Vec<bool> = (from..to)
             .map(|t| {
-                band.clone().any(|b| if horizontal { view.get(t, b) } else { view.get(b, t) } > 0)
+                band.clone()
+                    .any(|b| if horizontal { view.get(t, b) } else { view.get(b, t) } > 0)
             })
             .collect();
-            long_run_share(&dark, cell / 2, MAX_GAP)
-        };
-    // A printed line may sit a little off its ideal place (corner error), and on curved paper
-    // by a different amount in each cell, so each cell's stretch of it finds its own place.
-    let line_coverage = |centre: usize, horizontal: bool| -> f64 {
-        let stretches = (0..9).map(|j| {
-            (centre - 3..=centre + 3)
-                .map(|c| coverage(c, j * cell, (j + 1) * cell, horizontal, &faint))
+        long_run_share(&dark, self.cell / 2, MAX_GAP)
+    }
+
+    /// How much of the line near `centre` shows: a printed line may sit a little off its place
+    /// (corner error), and on curved paper by a different amount in each cell, so each cell's
+    /// stretch of it (between `ends`, the lines across) finds its own place.
+    fn line_coverage(&self, centre: usize, ends: &[usize; 10], horizontal: bool) -> f64 {
+        let stretches = ends.windows(2).map(|w| {
+            (centre.saturating_sub(3)..=(centre + 3).min(self.n - 1))
+                .map(|c| self.coverage(c, w[0], w[1], horizontal, false))
                 .fold(0.0, f64::max)
         });
         stretches.sum::<f64>() / 9.0
-    };
-    let mut lines = Vec::with_capacity(16);
-    let mut middles = Vec::with_capacity(18);
-    for horizontal in [true, false] {
-        lines.extend((1..9).map(|k| line_coverage(k * cell, horizontal)));
-        middles.extend((0..9).map(|k| coverage(k * cell + cell / 2, 0, n, horizontal, &firm)));
     }
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    // Every box line must be there. A 3x3 table with no cell lines is no Sudoku, nor is part
-    // of a grid cut off six rows down, whose rows miss the ninths one way.
-    let weakest_box = (0..16)
-        .filter(|&i| is_box_line(i))
-        .map(|i| lines[i])
-        .fold(1.0, f64::min);
-    let faint_cell_lines = (0..16)
-        .filter(|&i| !is_box_line(i) && lines[i] < 0.3)
-        .count();
-    let cell_lines = |way: usize| {
-        (8 * way..8 * way + 8)
-            .filter(|&i| !is_box_line(i))
+
+    /// Where the inner lines lie when they run smoothly off their ninths each way, as paper
+    /// curling away narrows the cells towards one side: each line at its clearest within
+    /// [`CURL_REACH`] of a cell of its ninth, the offsets along a smooth curve through the
+    /// borders (within [`CURL_SMOOTH`] of a cell); None when they do not lie so.
+    fn curled_ruling(&self) -> Option<Ruling> {
+        let cell = self.cell as f64;
+        let reach = (CURL_REACH * cell).round() as i64;
+        let mut ruling = Ruling::even(self.cell);
+        for (way, lines) in ruling.0.iter_mut().enumerate() {
+            let offsets: Vec<f64> = (1..9)
+                .map(|k| {
+                    let ninth = (k * self.cell) as i64;
+                    (-reach..=reach)
+                        .map(|o| {
+                            let at = (ninth + o) as usize;
+                            (self.coverage(at, 0, self.n, way == 0, false), -(o.abs()), o)
+                        })
+                        .fold((f64::MIN, 0, 0), |best, c| {
+                            if (c.0, c.1) > (best.0, best.1) {
+                                c
+                            } else {
+                                best
+                            }
+                        })
+                        .2 as f64
+                })
+                .collect();
+            let curve = smooth_offsets(&offsets)?;
+            if curve
+                .iter()
+                .zip(&offsets)
+                .any(|(c, o)| (c - o).abs() > CURL_SMOOTH * cell)
+            {
+                return None;
+            }
+            for (k, o) in curve.iter().enumerate() {
+                lines[k + 1] = ((k + 1) as f64 * cell + o)
+                    .round()
+                    .clamp(0.0, (self.n - 1) as f64) as usize;
+            }
+            if lines.windows(2).any(|w| w[1] < w[0] + self.cell / 2) {
+                return None;
+            }
+        }
+        Some(ruling)
+    }
+
+    /// The candidate judged with its lines looked for at `ruling`: [`grid_score`] and whether
+    /// it is smeared, or [`GridCheck::NONE`].
+    fn judge(&self, ruling: &Ruling, sharpness: Sharpness, look: Look) -> GridCheck {
+        let mut lines = Vec::with_capacity(16);
+        let mut middles = Vec::with_capacity(18);
+        for (way, horizontal) in [true, false].into_iter().enumerate() {
+            let (at, ends) = (&ruling.0[way], &ruling.0[1 - way]);
+            lines.extend((1..9).map(|k| self.line_coverage(at[k], ends, horizontal)));
+            middles.extend(
+                (0..9).map(|k| self.coverage((at[k] + at[k + 1]) / 2, 0, self.n, horizontal, true)),
+            );
+        }
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        // Every box line must be there. A 3x3 table with no cell lines is no Sudoku, nor is part
+        // of a grid cut off six rows down, whose rows miss the ninths one way.
+        let weakest_box = (0..16)
+            .filter(|&i| is_box_line(i))
             .map(|i| lines[i])
-            .sum::<f64>()
-            / 6.0
-    };
-    let (across, down) = (cell_lines(0), cell_lines(1));
-    let sharpness = GrayView::new(&rectified)?.sharpness_each_way();
-    tracing::trace!(
-        ?sharpness,
-        lines = mean(&lines),
-        middles = mean(&middles),
-        weakest_box,
-        faint_cell_lines,
-        across,
-        down,
-        "grid score"
-    );
-    // In a video frame every cell line must show. In a photo two may be lost outright, or any
-    // number be faint while the cell lines still show on the whole each way and the cells'
-    // middles are clean (a pale app grid under glare: 0.17 and 0.05; a 9x6 part of a grid
-    // stretched to a square: 0.07 one way; one 3x3 box of a hand-filled grid: 0.13, but
-    // handwriting across its middles, 0.10-0.12).
-    let cell_lines_hold = match look {
-        Look::OneOfMany => faint_cell_lines == 0 || smeared_one_way(&lines, sharpness, weakest_box),
-        Look::Only => faint_cell_lines <= 2 || (across.min(down) >= 0.12 && mean(&middles) <= 0.07),
-    };
-    if weakest_box < 0.3 || !cell_lines_hold {
-        return Ok(GridCheck::NONE);
+            .fold(1.0, f64::min);
+        let faint_cell_lines = (0..16)
+            .filter(|&i| !is_box_line(i) && lines[i] < 0.3)
+            .count();
+        let cell_lines = |way: usize| {
+            (8 * way..8 * way + 8)
+                .filter(|&i| !is_box_line(i))
+                .map(|i| lines[i])
+                .sum::<f64>()
+                / 6.0
+        };
+        let (across, down) = (cell_lines(0), cell_lines(1));
+        tracing::trace!(
+            ?sharpness,
+            lines = mean(&lines),
+            middles = mean(&middles),
+            weakest_box,
+            faint_cell_lines,
+            across,
+            down,
+            curled = *ruling != Ruling::even(self.cell),
+            "grid score"
+        );
+        // In a video frame every cell line must show. In a photo two may be lost outright, or any
+        // number be faint while the cell lines still show on the whole each way and the cells'
+        // middles are clean (a pale app grid under glare: 0.17 and 0.05; a 9x6 part of a grid
+        // stretched to a square: 0.07 one way; one 3x3 box of a hand-filled grid: 0.13, but
+        // handwriting across its middles, 0.10-0.12).
+        let cell_lines_hold = match look {
+            Look::OneOfMany => {
+                faint_cell_lines == 0 || smeared_one_way(&lines, sharpness, weakest_box)
+            }
+            Look::Only => {
+                faint_cell_lines <= 2 || (across.min(down) >= 0.12 && mean(&middles) <= 0.07)
+            }
+        };
+        if weakest_box < 0.3 || !cell_lines_hold {
+            return GridCheck::NONE;
+        }
+        // Rows and columns of cells crossed along their length by a line of their own, away from
+        // the lines around them: a crossword (15 squares a side) has lines there in 12 of the 18,
+        // and was taken for the Sudoku printed beside it.
+        let inside_cells = |at: &[usize; 10], k: usize| {
+            let width = at[k + 1] - at[k];
+            at[k] + width * 3 / 10..=at[k] + width * 7 / 10
+        };
+        let crossed = [true, false]
+            .into_iter()
+            .enumerate()
+            .flat_map(|(way, horizontal)| (0..9).map(move |k| (way, horizontal, k)))
+            .filter(|&(way, horizontal, k)| {
+                inside_cells(&ruling.0[way], k)
+                    .any(|c| self.coverage(c, 0, self.n, horizontal, true) >= CROSSED_ALONG)
+            })
+            .count();
+        // The same cell by cell: a crossword outlined askew (its corner cut short by a black
+        // square) has its lines in most cells at some slant, none of them along a whole row.
+        let crossed_cells = [true, false]
+            .into_iter()
+            .enumerate()
+            .flat_map(|(way, horizontal)| {
+                (0..9).flat_map(move |k| (0..9).map(move |j| (way, horizontal, k, j)))
+            })
+            .filter(|&(way, horizontal, k, j)| {
+                let ends = &ruling.0[1 - way];
+                inside_cells(&ruling.0[way], k).any(|c| {
+                    self.coverage(c, ends[j], ends[j + 1], horizontal, true) >= CROSSED_ALONG
+                })
+            })
+            .count();
+        tracing::trace!(crossed, crossed_cells, "lines inside the cells");
+        if crossed >= CROSSED_MOST || crossed_cells >= CROSSED_CELLS_MOST {
+            return GridCheck::NONE;
+        }
+        GridCheck {
+            score: mean(&lines) - mean(&middles),
+            smeared: sharpness.smeared(),
+        }
     }
-    // Rows and columns of cells crossed along their length by a line of their own, away from
-    // the lines around them: a crossword (15 squares a side) has lines there in 12 of the 18,
-    // and was taken for the Sudoku printed beside it.
-    let inside_cells = |k: usize| k * cell + cell * 3 / 10..=k * cell + cell * 7 / 10;
-    let crossed = [true, false]
-        .into_iter()
-        .flat_map(|horizontal| (0..9).map(move |k| (horizontal, k)))
-        .filter(|&(horizontal, k)| {
-            inside_cells(k).any(|c| coverage(c, 0, n, horizontal, &firm) >= CROSSED_ALONG)
-        })
-        .count();
-    // The same cell by cell: a crossword outlined askew (its corner cut short by a black square)
-    // has its lines in most cells at some slant, none of them along a whole row.
-    let crossed_cells = [true, false]
-        .into_iter()
-        .flat_map(|horizontal| (0..9).flat_map(move |k| (0..9).map(move |j| (horizontal, k, j))))
-        .filter(|&(horizontal, k, j)| {
-            inside_cells(k)
-                .any(|c| coverage(c, j * cell, (j + 1) * cell, horizontal, &firm) >= CROSSED_ALONG)
-        })
-        .count();
-    tracing::trace!(crossed, crossed_cells, "lines inside the cells");
-    if crossed >= CROSSED_MOST || crossed_cells >= CROSSED_CELLS_MOST {
-        return Ok(GridCheck::NONE);
+}
+
+/// Lines of paper curling away are looked for this far (share of a cell) off their ninths.
+const CURL_REACH: f64 = 0.45;
+
+/// And must lie this near (share of a cell) a smooth curve through the borders.
+const CURL_SMOOTH: f64 = 0.1;
+
+/// The least-squares curve k(9 - k)(a + b k) through `offsets` (of lines 1 to 8; it is 0 at
+/// the borders, 0 and 9): how far each line lies off its ninth on paper that curls smoothly.
+fn smooth_offsets(offsets: &[f64]) -> Option<Vec<f64>> {
+    let basis = |k: f64| [k * (9.0 - k), k * k * (9.0 - k)];
+    let (mut aa, mut ab, mut bb, mut ay, mut by) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for (i, &y) in offsets.iter().enumerate() {
+        let [p, q] = basis((i + 1) as f64);
+        aa += p * p;
+        ab += p * q;
+        bb += q * q;
+        ay += p * y;
+        by += q * y;
     }
-    Ok(GridCheck {
-        score: mean(&lines) - mean(&middles),
-        smeared: sharpness.smeared(),
-    })
+    let det = aa * bb - ab * ab;
+    if det.abs() < 1e-9 {
+        return None;
+    }
+    let (a, b) = ((ay * bb - by * ab) / det, (aa * by - ab * ay) / det);
+    Some(
+        (1..9)
+            .map(|k| {
+                let [p, q] = basis(k as f64);
+                a * p + b * q
+            })
+            .collect(),
+    )
 }
 
 /// A row or column of cells is crossed by a line of its own when a dark run covers this share
@@ -246,6 +392,65 @@ pub(super) fn long_run_share(dark: &[bool], min_run: usize, max_gap: usize) -> f
 #[cfg(test)]
 mod tests {
     use super::*;
+    use opencv::core::{CV_8UC1, Point, Scalar};
+
+    /// A 360 px grid at (40, 40) on a 440 px page, its row lines at `rows` (share of the side
+    /// from the top, 10 of them), its columns even.
+    fn ruled(rows: [f64; 10]) -> Mat {
+        let mut page =
+            Mat::new_rows_cols_with_default(440, 440, CV_8UC1, Scalar::all(235.0)).unwrap();
+        let black = Scalar::all(20.0);
+        for (k, row) in rows.iter().enumerate() {
+            let thickness = if k % 3 == 0 { 4 } else { 2 };
+            let (x, y) = (40 + 40 * k as i32, 40 + (360.0 * row).round() as i32);
+            let line = |page: &mut Mat, a: Point, b: Point| {
+                imgproc::line(page, a, b, black, thickness, imgproc::LINE_8, 0).unwrap()
+            };
+            line(&mut page, Point::new(x, 40), Point::new(x, 400));
+            line(&mut page, Point::new(40, y), Point::new(400, y));
+        }
+        page
+    }
+
+    #[test]
+    fn rows_narrowing_smoothly_towards_one_side_are_a_grid_and_rows_out_of_step_are_not() {
+        let quad = Quad([[40.0, 40.0], [400.0, 40.0], [400.0, 400.0], [40.0, 400.0]]);
+        // Paper lifted at the bottom: the lines at v - 0.09 (v - v^3), the middle rows up to
+        // 0.31 of a cell above their ninths.
+        let lifted = ruled(std::array::from_fn(|k| {
+            let v = k as f64 / 9.0;
+            v - 0.09 * (v - v * v * v)
+        }));
+        assert!(grid_score(&lifted, &quad, Look::Only).unwrap() > 0.3);
+        assert!(grid_score(&lifted, &quad, Look::OneOfMany).unwrap() > 0.3);
+        // Lines a third of a cell above and below their ninths in turn: no paper curls so.
+        let out_of_step = ruled(std::array::from_fn(|k| {
+            let wobble = if k % 9 == 0 {
+                0.0
+            } else if k % 2 == 0 {
+                0.3
+            } else {
+                -0.3
+            };
+            (k as f64 + wobble) / 9.0
+        }));
+        assert_eq!(grid_score(&out_of_step, &quad, Look::Only).unwrap(), 0.0);
+    }
+
+    #[test]
+    fn offsets_are_fitted_by_a_smooth_curve_through_the_borders() {
+        // k(9 - k)(0.1 - 0.01 k): fitted exactly.
+        let curve: Vec<f64> = (1..9)
+            .map(|k| {
+                let k = k as f64;
+                k * (9.0 - k) * (0.1 - 0.01 * k)
+            })
+            .collect();
+        let fitted = smooth_offsets(&curve).unwrap();
+        for (f, c) in fitted.iter().zip(&curve) {
+            assert!((f - c).abs() < 1e-9);
+        }
+    }
 
     #[test]
     fn long_runs_count_and_short_strokes_do_not() {
