@@ -129,22 +129,7 @@ impl Masks<'_> {
         let mut ruling = Ruling::even(self.cell);
         for (way, lines) in ruling.0.iter_mut().enumerate() {
             let offsets: Vec<f64> = (1..9)
-                .map(|k| {
-                    let ninth = (k * self.cell) as i64;
-                    (-reach..=reach)
-                        .map(|o| {
-                            let at = (ninth + o) as usize;
-                            (self.coverage(at, 0, self.n, way == 0, false), -(o.abs()), o)
-                        })
-                        .fold((f64::MIN, 0, 0), |best, c| {
-                            if (c.0, c.1) > (best.0, best.1) {
-                                c
-                            } else {
-                                best
-                            }
-                        })
-                        .2 as f64
-                })
+                .map(|k| self.clearest_near(k * self.cell, reach, way == 0) as f64)
                 .collect();
             let curve = smooth_offsets(&offsets)?;
             if curve
@@ -164,6 +149,19 @@ impl Masks<'_> {
             }
         }
         Some(ruling)
+    }
+
+    /// How far (pixels) from `ninth`, within `reach`, the line there shows most along its whole
+    /// length; the nearest among equals (above or left of it first).
+    fn clearest_near(&self, ninth: usize, reach: i64, horizontal: bool) -> i64 {
+        let mut best = (f64::MIN, 0);
+        for o in (0..=reach).flat_map(|o| [-o, o]) {
+            let shown = self.coverage((ninth as i64 + o) as usize, 0, self.n, horizontal, false);
+            if shown > best.0 {
+                best = (shown, o);
+            }
+        }
+        best.1
     }
 
     /// The candidate judged with its lines looked for at `ruling`: [`grid_score`] and whether
@@ -223,9 +221,22 @@ impl Masks<'_> {
         if weakest_box < 0.3 || !cell_lines_hold {
             return GridCheck::NONE;
         }
-        // Rows and columns of cells crossed along their length by a line of their own, away from
-        // the lines around them: a crossword (15 squares a side) has lines there in 12 of the 18,
-        // and was taken for the Sudoku printed beside it.
+        let (crossed, crossed_cells) = self.crossed(ruling);
+        if crossed >= CROSSED_MOST || crossed_cells >= CROSSED_CELLS_MOST {
+            return GridCheck::NONE;
+        }
+        GridCheck {
+            score: mean(&lines) - mean(&middles),
+            smeared: sharpness.smeared(),
+        }
+    }
+
+    /// Rows and columns of cells crossed along their length by a line of their own, away from
+    /// the lines around them (`ruling`), and the same cell by cell: a crossword (15 squares a
+    /// side) has lines there in 12 of the 18, and was taken for the Sudoku printed beside it;
+    /// one outlined askew (its corner cut short by a black square) has its lines in most cells
+    /// at some slant, none of them along a whole row.
+    fn crossed(&self, ruling: &Ruling) -> (usize, usize) {
         let inside_cells = |at: &[usize; 10], k: usize| {
             let width = at[k + 1] - at[k];
             at[k] + width * 3 / 10..=at[k] + width * 7 / 10
@@ -239,8 +250,6 @@ impl Masks<'_> {
                     .any(|c| self.coverage(c, 0, self.n, horizontal, true) >= CROSSED_ALONG)
             })
             .count();
-        // The same cell by cell: a crossword outlined askew (its corner cut short by a black
-        // square) has its lines in most cells at some slant, none of them along a whole row.
         let crossed_cells = [true, false]
             .into_iter()
             .enumerate()
@@ -254,14 +263,7 @@ impl Masks<'_> {
                 })
             })
             .count();
-        tracing::trace!(crossed, crossed_cells, "lines inside the cells");
-        if crossed >= CROSSED_MOST || crossed_cells >= CROSSED_CELLS_MOST {
-            return GridCheck::NONE;
-        }
-        GridCheck {
-            score: mean(&lines) - mean(&middles),
-            smeared: sharpness.smeared(),
-        }
+        (crossed, crossed_cells)
     }
 }
 
