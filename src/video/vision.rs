@@ -201,6 +201,10 @@ const FINE_SEARCH_EVERY: u32 = 4;
 /// ([`detect::find_borderless_grid`]) looks (two frames after the finer search).
 const BORDERLESS_SEARCH_EVERY: u32 = 16;
 
+/// A grid found again within this many cells of where the track slipped off it is where it
+/// was (a slip is a cell).
+const SAME_PLACE_CELLS: f64 = 0.25;
+
 /// See [`Vision::beside_another`]: clean printed grids score 0.8-0.9, blurred ones less.
 const BESIDE_LEAST_SCORE: f64 = 0.5;
 
@@ -220,6 +224,9 @@ pub struct Vision {
     least_score: f64,
     /// Grids other stages follow (see [`Vision::leave_alone`]).
     left_alone: Vec<Quad>,
+    /// Where the track last was, and how its paper bent, when the anchor said it slipped off
+    /// the printed grid: for the grid found again at once (see [`Vision::search`]).
+    slipped: Option<(Quad, Bend)>,
 }
 
 impl Vision {
@@ -234,6 +241,7 @@ impl Vision {
             searches_finely: true,
             least_score: detect::MIN_GRID_SCORE,
             left_alone: Vec::new(),
+            slipped: None,
         }
     }
 
@@ -412,6 +420,8 @@ impl Vision {
             }
             Alignment::Slipped => {
                 tracing::debug!("the track slipped off the printed grid; searching again");
+                let quad = track::quad_of(&track.image_from_grid);
+                self.slipped = track.bend.map(|bend| (quad, bend));
                 self.track = None;
                 return Ok(());
             }
@@ -461,6 +471,20 @@ impl Vision {
             Some(detection) => Track::start(current, &detection)?,
             None => None,
         };
+        // Found again where the track was when the anchor said it slipped, named from the
+        // same corner: the slip was the anchor's false alarm (a page curled into a gutter,
+        // its cells narrowing there, matched its reference better a cell over), and the paper
+        // still bends as it did. Without its bend, and with every reading taking the cells by
+        // the gutter for covered (so taking no bend), the grid was drawn by its corners 0.35 of
+        // a cell off.
+        let slipped = self.slipped.take();
+        if let Some(track) = self.track.as_mut() {
+            let found = track::quad_of(&track.image_from_grid);
+            if let Some(bend) = bend_over_a_slip(&found, slipped) {
+                tracing::debug!("found again where it slipped: its bend is kept");
+                track.bend = Some(bend);
+            }
+        }
         Ok(())
     }
 
@@ -746,6 +770,14 @@ impl Vision {
     }
 }
 
+/// The bend of a track that `slipped` (where it was, how its paper bent) for the grid `found`
+/// again at once, when that is where the track was, named from the same corner.
+fn bend_over_a_slip(found: &Quad, slipped: Option<(Quad, Bend)>) -> Option<Bend> {
+    let (quad, bend) = slipped?;
+    let same_place = found.max_corner_distance(&quad) <= SAME_PLACE_CELLS * quad.mean_side() / 9.0;
+    (found.turned_like(&quad) == *found && same_place).then_some(bend)
+}
+
 /// Whether `recognition` settles which way up the grid is. A reading turned does when sure: a
 /// blurred one (the page still sliding in) can read more plausibly turned, and a grid read
 /// turned ever after never adds up. One read upright does unless smeared: a smeared grid is not
@@ -913,6 +945,42 @@ mod tests {
     use crate::recognize::verdict::Judged;
     use crate::recognize::verdict::tests::{PUZZLE, reading_of};
     use crate::video::tracked::tests::{found_at, read_at, track_on_drawn_grid};
+
+    #[test]
+    fn a_grid_found_again_where_its_track_slipped_keeps_its_bend_and_elsewhere_does_not() {
+        let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
+        let right = Quad([[150.0, 80.0], [474.0, 80.0], [474.0, 404.0], [150.0, 404.0]]);
+        // Paper whose middle rows' lines bow 9 px (a quarter of a cell) to the right.
+        let mut bowed = crate::bend::Lattice::flat(&right).unwrap();
+        for (r, row) in bowed.0.iter_mut().enumerate() {
+            let v = r as f64 / 9.0;
+            for p in row.iter_mut() {
+                p[0] += 36.0 * v * (1.0 - v);
+            }
+        }
+        let bend = Bend::fit(&bowed, &right).unwrap();
+        let current = TrackFrame::new(&page).unwrap();
+        let found_again = |slipped: Quad| {
+            let mut vision = Vision::new(DigitReader::builtin().unwrap());
+            vision.slipped = Some((slipped, bend));
+            let mut times = VisionTimes::default();
+            vision
+                .search(&current, &mut FrameOutline::new(&page), &mut times)
+                .unwrap();
+            let track = vision.track.expect("the drawn grid is found");
+            assert!(track::quad_of(&track.image_from_grid).max_corner_distance(&right) < 3.0);
+            track.bend
+        };
+        // The anchor's false alarm: found again where the track was.
+        let near = Quad(right.0.map(|[x, y]| [x + 3.0, y - 2.0]));
+        assert_eq!(found_again(near), Some(bend));
+        // A real slip: the track was a column off.
+        let column_off = Quad(right.0.map(|[x, y]| [x + 36.0, y]));
+        assert_eq!(found_again(column_off), None);
+        // Named from another corner (read turned): the bend would have to be turned too.
+        let turned = Quad(std::array::from_fn(|i| near.0[(i + 1) % 4]));
+        assert_eq!(found_again(turned), None);
+    }
 
     #[test]
     fn a_grid_found_a_column_off_is_found_again_where_it_is() {
