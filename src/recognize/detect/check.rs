@@ -6,6 +6,7 @@ use opencv::core::{Mat, Size};
 use opencv::imgproc;
 
 use super::{CHECK_CELL, Look, MAX_GAP};
+use crate::bend::clearest_curve;
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, warp};
 use crate::raster::{GrayView, Sharpness};
@@ -58,16 +59,27 @@ pub(super) fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridChec
     };
     let sharpness = GrayView::new(&rectified)?.sharpness_each_way();
     let even = Ruling::even(masks.cell);
-    let check = masks.judge(&even, sharpness, look);
+    let check = masks.judge(&even, sharpness, look, CROSSED_MOST);
     if check.score > 0.0 {
         return Ok(check);
     }
     // Paper curled towards a book's gutter or lifted at one side narrows its rows or columns
     // there: the lines run smoothly off their ninths by more than a cell's stretch is looked
     // for (a real page lifted at its bottom, its middle rows 0.28 of a cell off: not found).
-    match masks.curled_ruling() {
-        Some(curled) if curled != even => Ok(masks.judge(&curled, sharpness, look)),
-        _ => Ok(check),
+    if let Some(curled) = masks.curled_ruling().filter(|curled| *curled != even) {
+        let check = masks.judge(&curled, sharpness, look, CROSSED_MOST);
+        if check.score > 0.0 {
+            return Ok(check);
+        }
+    }
+    // Lifted further, so that some line lies nearer its neighbour's ninth than its own (middle
+    // lines 0.55 of a cell off): the lines are followed along one curve as a whole, and must then
+    // be every line there is (a panel around the grid, from the puzzle beside it to the page's
+    // edge, had the grid's own borders crossing its first and last cells and its lines inside
+    // along such a curve).
+    match masks.far_curled_ruling() {
+        Some(far) => Ok(masks.judge(&far, sharpness, look, 1)),
+        None => Ok(check),
     }
 }
 
@@ -151,6 +163,47 @@ impl Masks<'_> {
         Some(ruling)
     }
 
+    /// Where the inner lines lie along the smooth curve through the borders, at most
+    /// [`FAR_CURL_REACH`] of a cell off their ninths, that they show most along as a whole
+    /// ([`clearest_curve`]), when some line lies there beyond [`CURL_REACH`] of its ninth
+    /// (nearer lines are found one by one by [`Masks::curled_ruling`]); else None.
+    fn far_curled_ruling(&self) -> Option<Ruling> {
+        let reach = (FAR_CURL_REACH * self.cell as f64).round() as i64;
+        let mut ruling = Ruling::even(self.cell);
+        for (way, lines) in ruling.0.iter_mut().enumerate() {
+            let shown: Vec<f64> = (0..self.n)
+                .map(|c| self.coverage(c, 0, self.n, way == 0, false))
+                .collect();
+            *lines = clearest_curve(&shown, 0, self.cell, reach);
+        }
+        let beyond = (CURL_REACH * self.cell as f64).round() as usize;
+        let far = ruling
+            .0
+            .iter()
+            .flat_map(|lines| (1..9).map(move |k| (lines, k)));
+        let far = far
+            .clone()
+            .any(|(lines, k)| lines[k].abs_diff(k * self.cell) > beyond);
+        let apart = ruling
+            .0
+            .iter()
+            .all(|lines| lines.windows(2).all(|w| w[1] >= w[0] + self.cell / 2));
+        (far && apart && self.borders_shown(&ruling)).then_some(ruling)
+    }
+
+    /// Whether all four borders show as lines along [`FAR_CURL_BORDERS`] of their length: a
+    /// curve through the borders says nothing where a side is no printed line (the picture's
+    /// edge cutting the grid, taken with the lines inside it along a curve, put a corner half a
+    /// cell off).
+    fn borders_shown(&self, ruling: &Ruling) -> bool {
+        (0..2).all(|way| {
+            let (at, ends) = (&ruling.0[way], &ruling.0[1 - way]);
+            [at[0], at[9].min(self.n - 1)]
+                .iter()
+                .all(|&border| self.line_coverage(border, ends, way == 0) >= FAR_CURL_BORDERS)
+        })
+    }
+
     /// How far (pixels) from `ninth`, within `reach`, the line there shows most along its whole
     /// length; the nearest among equals (above or left of it first).
     fn clearest_near(&self, ninth: usize, reach: i64, horizontal: bool) -> i64 {
@@ -165,8 +218,15 @@ impl Masks<'_> {
     }
 
     /// The candidate judged with its lines looked for at `ruling`: [`grid_score`] and whether
-    /// it is smeared, or [`GridCheck::NONE`].
-    fn judge(&self, ruling: &Ruling, sharpness: Sharpness, look: Look) -> GridCheck {
+    /// it is smeared, or [`GridCheck::NONE`] (also when `crossed_most` of its rows and columns
+    /// of cells are crossed by a line of their own).
+    fn judge(
+        &self,
+        ruling: &Ruling,
+        sharpness: Sharpness,
+        look: Look,
+        crossed_most: usize,
+    ) -> GridCheck {
         let mut lines = Vec::with_capacity(16);
         let mut middles = Vec::with_capacity(18);
         for (way, horizontal) in [true, false].into_iter().enumerate() {
@@ -222,7 +282,7 @@ impl Masks<'_> {
             return GridCheck::NONE;
         }
         let (crossed, crossed_cells) = self.crossed(ruling);
-        if crossed >= CROSSED_MOST || crossed_cells >= CROSSED_CELLS_MOST {
+        if crossed >= crossed_most || crossed_cells >= CROSSED_CELLS_MOST {
             return GridCheck::NONE;
         }
         GridCheck {
@@ -269,6 +329,12 @@ impl Masks<'_> {
 
 /// Lines of paper curling away are looked for this far (share of a cell) off their ninths.
 const CURL_REACH: f64 = 0.45;
+
+/// Lines looked for along one curve as a whole may lie this far (share of a cell) off.
+const FAR_CURL_REACH: f64 = 0.6;
+
+/// Share of each border's length that must show as a line for that.
+const FAR_CURL_BORDERS: f64 = 0.6;
 
 /// And must lie this near (share of a cell) a smooth curve through the borders.
 const CURL_SMOOTH: f64 = 0.1;
@@ -399,17 +465,36 @@ mod tests {
     /// A 360 px grid at (40, 40) on a 440 px page, its row lines at `rows` (share of the side
     /// from the top, 10 of them), its columns even.
     fn ruled(rows: [f64; 10]) -> Mat {
+        ruled_with(rows, &[])
+    }
+
+    /// [`ruled`], with thin lines also across at `extra`.
+    fn ruled_with(rows: [f64; 10], extra: &[f64]) -> Mat {
         let mut page =
             Mat::new_rows_cols_with_default(440, 440, CV_8UC1, Scalar::all(235.0)).unwrap();
         let black = Scalar::all(20.0);
-        for (k, row) in rows.iter().enumerate() {
+        let line = |page: &mut Mat, a: Point, b: Point, thickness: i32| {
+            imgproc::line(page, a, b, black, thickness, imgproc::LINE_8, 0).unwrap()
+        };
+        let y = |row: f64| 40 + (360.0 * row).round() as i32;
+        for (k, &row) in rows.iter().enumerate() {
             let thickness = if k % 3 == 0 { 4 } else { 2 };
-            let (x, y) = (40 + 40 * k as i32, 40 + (360.0 * row).round() as i32);
-            let line = |page: &mut Mat, a: Point, b: Point| {
-                imgproc::line(page, a, b, black, thickness, imgproc::LINE_8, 0).unwrap()
-            };
-            line(&mut page, Point::new(x, 40), Point::new(x, 400));
-            line(&mut page, Point::new(40, y), Point::new(400, y));
+            let x = 40 + 40 * k as i32;
+            line(&mut page, Point::new(x, 40), Point::new(x, 400), thickness);
+            line(
+                &mut page,
+                Point::new(40, y(row)),
+                Point::new(400, y(row)),
+                thickness,
+            );
+        }
+        for &row in extra {
+            line(
+                &mut page,
+                Point::new(40, y(row)),
+                Point::new(400, y(row)),
+                2,
+            );
         }
         page
     }
@@ -425,6 +510,14 @@ mod tests {
         }));
         assert!(grid_score(&lifted, &quad, Look::Only).unwrap() > 0.3);
         assert!(grid_score(&lifted, &quad, Look::OneOfMany).unwrap() > 0.3);
+        // Lifted further: the middle rows 0.55 of a cell off (v - 0.16 (v - v^3)), beyond
+        // reach of their ninths one by one.
+        let lifted_far = ruled(std::array::from_fn(|k| {
+            let v = k as f64 / 9.0;
+            v - 0.16 * (v - v * v * v)
+        }));
+        assert!(grid_score(&lifted_far, &quad, Look::Only).unwrap() > 0.3);
+        assert!(grid_score(&lifted_far, &quad, Look::OneOfMany).unwrap() > 0.3);
         // Lines a third of a cell above and below their ninths in turn: no paper curls so.
         let out_of_step = ruled(std::array::from_fn(|k| {
             let wobble = if k % 9 == 0 {
@@ -452,6 +545,21 @@ mod tests {
         for (f, c) in fitted.iter().zip(&curve) {
             assert!((f - c).abs() < 1e-9);
         }
+    }
+
+    #[test]
+    fn lines_followed_along_one_far_curve_must_be_all_the_lines_there_are() {
+        let quad = Quad([[40.0, 40.0], [400.0, 40.0], [400.0, 400.0], [40.0, 400.0]]);
+        // Rows lifted 0.55 of a cell off their ninths, with a line across the middle of the first
+        // row of cells: a panel around a grid (Wicht image1022, from the puzzle beside it to the
+        // page's edge) had the grid's own border there, its lines inside along a curve.
+        let rows = std::array::from_fn(|k| {
+            let v = k as f64 / 9.0;
+            v - 0.16 * (v - v * v * v)
+        });
+        let crossed = ruled_with(rows, &[0.5 * rows[1]]);
+        assert_eq!(grid_score(&crossed, &quad, Look::Only).unwrap(), 0.0);
+        assert_eq!(grid_score(&crossed, &quad, Look::OneOfMany).unwrap(), 0.0);
     }
 
     #[test]
