@@ -20,9 +20,10 @@ const BOX_REACH: f64 = 0.4;
 const BORDER_STEP: f64 = 0.25;
 const CELL_REACH: f64 = 0.18;
 /// How far (share of a cell) lines on curled paper are looked for off their places, and how far
-/// off the curve they make must be for them to be looked for along it ([`curled_guess`]).
+/// off the curve they make must put a box line (near [`BOX_REACH`]) for them to be looked for
+/// along it ([`curled_guess`]).
 const CURL_REACH: f64 = 0.6;
-const CURL_GUESS_FROM: f64 = 0.25;
+const CURL_GUESS_FROM: f64 = 0.35;
 /// How near their places (share of a cell) the borders must lie all along for that: paper bowed
 /// bends its borders too, and lines followed there along such a curve drew a page bowed 0.45 of
 /// a cell 0.9 of a cell off.
@@ -163,23 +164,33 @@ fn follow_lines(
             paper_after: k == 0,
         });
     }
-    // On paper lifted or curled far the box lines lie beyond reach of their places: they are
-    // looked for where the lines show along the smooth curve they make through the borders, when
-    // the borders lie where the corners put them (a corner off puts the lines off their places
-    // too, and was moved onto a title above the grid along such a curve).
-    let curled = borders_in_place(&found, cell)
-        .then(|| curled_guess(&profiles, layout, half))
-        .flatten();
+    // On paper lifted or curled far the box lines lie beyond reach of their places: one not
+    // found there, or only at the edge of reach, is looked for where the lines show along the
+    // smooth curve they make through the borders, when the borders lie where the corners put
+    // them (a corner off puts the lines off their places too, and was moved onto a title above
+    // the grid along such a curve).
+    let mut curled = None;
     for k in [3, 6] {
-        let guess = [curled.map_or(0.0, |offsets| offsets[k]); 9];
-        found[k] = follow_line(
-            &profiles,
-            layout.expected(k),
-            &guess,
-            reach,
-            half,
-            Sides::Both,
-        );
+        let follow = |guess: &Path| {
+            follow_line(
+                &profiles,
+                layout.expected(k),
+                guess,
+                reach,
+                half,
+                Sides::Both,
+            )
+        };
+        let at_place = follow(&[0.0; 9]);
+        let beyond = at_place.is_none_or(|path| path.iter().any(|o| o.abs() >= reach as f64 - 1.0));
+        if beyond && borders_in_place(&found, cell) {
+            let offsets = curled.get_or_insert_with(|| curled_guess(&profiles, layout, half));
+            if let Some(offsets) = offsets {
+                found[k] = follow(&[offsets[k]; 9]);
+                continue;
+            }
+        }
+        found[k] = at_place;
     }
     ordered(&mut found, cell);
     if [0, 3, 6, 9].iter().filter(|&&k| found[k].is_some()).count() < 3 {
@@ -277,7 +288,7 @@ fn borders_in_place(found: &[Option<Path>; 10], cell: f64) -> bool {
 
 /// Where the lines lie (offsets in pixels from where the corners put them) along the smooth
 /// curve through the borders that they show most along as a whole ([`clearest_curve`]), when
-/// that is at least [`CURL_GUESS_FROM`] of a cell off somewhere and shows the lines more than
+/// that puts a box line at least [`CURL_GUESS_FROM`] of a cell off and shows the lines more than
 /// their places do; else None (they are looked for at their places).
 fn curled_guess(profiles: &[Vec<f64>], layout: Layout, half: usize) -> Option<[f64; 10]> {
     let side = layout.side();
@@ -295,7 +306,7 @@ fn curled_guess(profiles: &[Vec<f64>], layout: Layout, half: usize) -> Option<[f
     let reach = (CURL_REACH * cell).round() as i64;
     let curve = clearest_curve(&shown, layout.margin, layout.cell, reach);
     let offsets: [f64; 10] = std::array::from_fn(|k| curve[k] as f64 - layout.expected(k) as f64);
-    let largest = offsets.iter().fold(0.0f64, |m, o| m.max(o.abs()));
+    let largest = offsets[3].abs().max(offsets[6].abs());
     let along = |lines: [usize; 10]| (1..9).map(|k| shown[lines[k]]).sum::<f64>();
     let places = std::array::from_fn(|k| layout.expected(k));
     (largest >= CURL_GUESS_FROM * cell && along(curve) > along(places)).then_some(offsets)
