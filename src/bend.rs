@@ -149,11 +149,8 @@ const SMOOTH_WITHIN: f64 = 0.08;
 /// A bend smaller than this everywhere (share of a cell) is flat paper: drawn by the corners.
 const FLAT_BELOW: f64 = 0.05;
 /// A bend larger than this somewhere (share of a cell) is not believed: the lines cannot have
-/// been followed that far from where the corners put them (see `recognize::lines`' reach: box
-/// lines 0.4 of a cell from their places, or from the curve the lines make on paper lifted far,
-/// up to 0.6 off; a real page lifted so, its middle lines 0.55 of a cell off, bends 0.62). 0.5
-/// before session 42.
-const AT_MOST: f64 = 0.75;
+/// been followed that far from where the corners put them (see `recognize::lines`' reach).
+const AT_MOST: f64 = 0.5;
 
 impl Bend {
     /// The bend of the paper whose printed lines cross at `lattice`, given the grid's corners

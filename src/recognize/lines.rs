@@ -6,7 +6,6 @@
 //! over a ridge response (dark line between lighter paper), which keeps the path smooth and
 //! away from digit strokes beside it. The result is the 10 x 10 crossings of the lines.
 
-use crate::bend::clearest_curve;
 use crate::error::Result;
 use crate::geometry::{Homography, Point, Quad};
 use crate::raster::GrayView;
@@ -19,15 +18,6 @@ const BOX_REACH: f64 = 0.4;
 /// How far (share of a cell) a border line may be from where the lines inside it place it.
 const BORDER_STEP: f64 = 0.25;
 const CELL_REACH: f64 = 0.18;
-/// How far (share of a cell) lines on curled paper are looked for off their places, and how far
-/// off the curve they make must put a box line (near [`BOX_REACH`]) for them to be looked for
-/// along it ([`curled_guess`]).
-const CURL_REACH: f64 = 0.6;
-const CURL_GUESS_FROM: f64 = 0.35;
-/// How near their places (share of a cell) the borders must lie all along for that: paper bowed
-/// bends its borders too, and lines followed there along such a curve drew a page bowed 0.45 of
-/// a cell 0.9 of a cell off.
-const CURL_BORDERS_AT: f64 = 0.12;
 /// How much nearer (pixels on average) to where the lines inside put it a border's reading by
 /// the table-side rule must be to replace the plain one (see [`in_step_better`]).
 const BORDER_BETTER: f64 = 0.5;
@@ -149,48 +139,23 @@ fn follow_lines(
     // The border lines' other reading (see `Sides::Border`), weighed once the lines inside
     // them are known.
     let mut table_side: [Option<Path>; 2] = [None; 2];
-    let borders: &[usize] = match edge {
-        Edge::Line | Edge::ScreenLine => &[0, 9],
-        Edge::Card => &[],
+    let printed = match edge {
+        Edge::Line | Edge::ScreenLine => &[0, 3, 6, 9][..],
+        Edge::Card => &[3, 6],
     };
-    for &k in borders {
+    for &k in printed {
         let follow =
             |sides| follow_line(&profiles, layout.expected(k), &[0.0; 9], reach, half, sides);
         // A border printed right at the paper's edge, next to a darker table, is no darker than
         // what lies outside it: when no line stands out on both sides, the border is looked
         // for as darker than its two sides on average.
-        found[k] = follow(Sides::Both).or_else(|| follow(Sides::Mean));
-        table_side[k / 9] = follow(Sides::Border {
-            paper_after: k == 0,
-        });
-    }
-    // On paper lifted or curled far the box lines lie beyond reach of their places: one not
-    // found there, or only at the edge of reach, is looked for where the lines show along the
-    // smooth curve they make through the borders, when the borders lie where the corners put
-    // them (a corner off puts the lines off their places too, and was moved onto a title above
-    // the grid along such a curve).
-    let mut curled = None;
-    for k in [3, 6] {
-        let follow = |guess: &Path| {
-            follow_line(
-                &profiles,
-                layout.expected(k),
-                guess,
-                reach,
-                half,
-                Sides::Both,
-            )
-        };
-        let at_place = follow(&[0.0; 9]);
-        let beyond = at_place.is_none_or(|path| path.iter().any(|o| o.abs() >= reach as f64 - 1.0));
-        if beyond && borders_in_place(&found, cell) {
-            let offsets = curled.get_or_insert_with(|| curled_guess(&profiles, layout, half));
-            if let Some(offsets) = offsets {
-                found[k] = follow(&[offsets[k]; 9]);
-                continue;
-            }
+        found[k] = follow(Sides::Both)
+            .or_else(|| [0, 9].contains(&k).then(|| follow(Sides::Mean)).flatten());
+        if k == 0 || k == 9 {
+            table_side[k / 9] = follow(Sides::Border {
+                paper_after: k == 0,
+            });
         }
-        found[k] = at_place;
     }
     ordered(&mut found, cell);
     if [0, 3, 6, 9].iter().filter(|&&k| found[k].is_some()).count() < 3 {
@@ -276,40 +241,6 @@ fn strip_profiles(view: &GrayView, layout: Layout, across: bool) -> Vec<Vec<f64>
             profile
         })
         .collect()
-}
-
-/// Whether both border lines were followed, each straight and in its place: within
-/// [`CURL_BORDERS_AT`] of a cell of it all along.
-fn borders_in_place(found: &[Option<Path>; 10], cell: f64) -> bool {
-    [found[0], found[9]].iter().all(|border| {
-        border.is_some_and(|path| path.iter().all(|o| o.abs() <= CURL_BORDERS_AT * cell))
-    })
-}
-
-/// Where the lines lie (offsets in pixels from where the corners put them) along the smooth
-/// curve through the borders that they show most along as a whole ([`clearest_curve`]), when
-/// that puts a box line at least [`CURL_GUESS_FROM`] of a cell off and shows the lines more than
-/// their places do; else None (they are looked for at their places).
-fn curled_guess(profiles: &[Vec<f64>], layout: Layout, half: usize) -> Option<[f64; 10]> {
-    let side = layout.side();
-    let cell = layout.cell as f64;
-    // The mean over the strips of how much darker each position is than both sides.
-    let shown: Vec<f64> = (0..side)
-        .map(|t| {
-            if t < half || t + half >= side {
-                return 0.0;
-            }
-            let ridge = |p: &Vec<f64>| (p[t] - p[t - half]).min(p[t] - p[t + half]).max(0.0);
-            profiles.iter().map(ridge).sum::<f64>() / profiles.len() as f64
-        })
-        .collect();
-    let reach = (CURL_REACH * cell).round() as i64;
-    let curve = clearest_curve(&shown, layout.margin, layout.cell, reach);
-    let offsets: [f64; 10] = std::array::from_fn(|k| curve[k] as f64 - layout.expected(k) as f64);
-    let largest = offsets[3].abs().max(offsets[6].abs());
-    let along = |lines: [usize; 10]| (1..9).map(|k| shown[lines[k]]).sum::<f64>();
-    let places = std::array::from_fn(|k| layout.expected(k));
-    (largest >= CURL_GUESS_FROM * cell && along(curve) > along(places)).then_some(offsets)
 }
 
 /// How a line must stand out from the paper on its two sides.
