@@ -6,6 +6,7 @@
 //! over a ridge response (dark line between lighter paper), which keeps the path smooth and
 //! away from digit strokes beside it. The result is the 10 x 10 crossings of the lines.
 
+use crate::bend::clearest_curve;
 use crate::error::Result;
 use crate::geometry::{Homography, Point, Quad};
 use crate::raster::GrayView;
@@ -18,6 +19,18 @@ const BOX_REACH: f64 = 0.4;
 /// How far (share of a cell) a border line may be from where the lines inside it place it.
 const BORDER_STEP: f64 = 0.25;
 const CELL_REACH: f64 = 0.18;
+/// How far (share of a cell) lines on curled paper are looked for off their places, and how far
+/// off the curve they make must put a box line (near [`BOX_REACH`]) for them to be looked for
+/// along it ([`curled_guess`]).
+const CURL_REACH: f64 = 0.6;
+const CURL_GUESS_FROM: f64 = 0.35;
+/// How much each line must show along that curve, as a share of the mean of its kind (box or
+/// cell lines).
+const CURL_EVERY_LINE: f64 = 0.5;
+/// How near their places (share of a cell) the borders must lie all along for that: paper bowed
+/// bends its borders too, and lines followed there along such a curve drew a page bowed 0.45 of
+/// a cell 0.9 of a cell off.
+const CURL_BORDERS_AT: f64 = 0.12;
 /// How much nearer (pixels on average) to where the lines inside put it a border's reading by
 /// the table-side rule must be to replace the plain one (see [`in_step_better`]).
 const BORDER_BETTER: f64 = 0.5;
@@ -139,24 +152,48 @@ fn follow_lines(
     // The border lines' other reading (see `Sides::Border`), weighed once the lines inside
     // them are known.
     let mut table_side: [Option<Path>; 2] = [None; 2];
-    let printed = match edge {
-        Edge::Line | Edge::ScreenLine => &[0, 3, 6, 9][..],
-        Edge::Card => &[3, 6],
+    let borders: &[usize] = match edge {
+        Edge::Line | Edge::ScreenLine => &[0, 9],
+        Edge::Card => &[],
     };
-    for &k in printed {
+    for &k in borders {
         let follow =
             |sides| follow_line(&profiles, layout.expected(k), &[0.0; 9], reach, half, sides);
         // A border printed right at the paper's edge, next to a darker table, is no darker than
         // what lies outside it: when no line stands out on both sides, the border is looked
         // for as darker than its two sides on average.
-        found[k] = follow(Sides::Both)
-            .or_else(|| [0, 9].contains(&k).then(|| follow(Sides::Mean)).flatten());
-        if k == 0 || k == 9 {
-            table_side[k / 9] = follow(Sides::Border {
-                paper_after: k == 0,
-            });
-        }
+        found[k] = follow(Sides::Both).or_else(|| follow(Sides::Mean));
+        table_side[k / 9] = follow(Sides::Border {
+            paper_after: k == 0,
+        });
     }
+    // On paper lifted or curled far the box lines lie beyond reach of their places. When one is
+    // not found there, or only at the edge of reach, and the borders lie where the corners put
+    // them, both are looked for where the lines show along the smooth curve they make through
+    // the borders, and taken so when both are found there (a corner off puts the lines off their
+    // places too, and was moved onto a title above the grid along such a curve; a blurred flat
+    // page sliding in showed one box line along some curve, and locked later).
+    let follow = |k: usize, offset: f64| {
+        let guess = [offset; 9];
+        follow_line(
+            &profiles,
+            layout.expected(k),
+            &guess,
+            reach,
+            half,
+            Sides::Both,
+        )
+    };
+    let at_place = [follow(3, 0.0), follow(6, 0.0)];
+    let beyond = at_place
+        .iter()
+        .any(|path| path.is_none_or(|path| path.iter().any(|o| o.abs() >= reach as f64 - 1.0)));
+    let along_curve = (beyond && borders_in_place(&found, cell))
+        .then(|| curled_guess(&profiles, layout, half))
+        .flatten()
+        .map(|offsets| [follow(3, offsets[3]), follow(6, offsets[6])])
+        .filter(|both| both.iter().all(Option::is_some));
+    [found[3], found[6]] = along_curve.unwrap_or(at_place);
     ordered(&mut found, cell);
     if [0, 3, 6, 9].iter().filter(|&&k| found[k].is_some()).count() < 3 {
         return None;
@@ -241,6 +278,57 @@ fn strip_profiles(view: &GrayView, layout: Layout, across: bool) -> Vec<Vec<f64>
             profile
         })
         .collect()
+}
+
+/// Whether both border lines were followed, each straight and in its place: within
+/// [`CURL_BORDERS_AT`] of a cell of it all along.
+fn borders_in_place(found: &[Option<Path>; 10], cell: f64) -> bool {
+    [found[0], found[9]].iter().all(|border| {
+        border.is_some_and(|path| path.iter().all(|o| o.abs() <= CURL_BORDERS_AT * cell))
+    })
+}
+
+/// Where the lines lie (offsets in pixels from where the corners put them) along the smooth
+/// curve through the borders that they show most along as a whole ([`clearest_curve`]), when
+/// that puts a box line at least [`CURL_GUESS_FROM`] of a cell off and shows the lines more than
+/// their places do; else None (they are looked for at their places).
+fn curled_guess(profiles: &[Vec<f64>], layout: Layout, half: usize) -> Option<[f64; 10]> {
+    let side = layout.side();
+    let cell = layout.cell as f64;
+    // The mean over the strips of how much darker each position is than both sides.
+    let shown: Vec<f64> = (0..side)
+        .map(|t| {
+            if t < half || t + half >= side {
+                return 0.0;
+            }
+            let ridge = |p: &Vec<f64>| (p[t] - p[t - half]).min(p[t] - p[t + half]).max(0.0);
+            profiles.iter().map(ridge).sum::<f64>() / profiles.len() as f64
+        })
+        .collect();
+    let reach = (CURL_REACH * cell).round() as i64;
+    let curve = clearest_curve(&shown, layout.margin, layout.cell, reach);
+    let offsets: [f64; 10] = std::array::from_fn(|k| curve[k] as f64 - layout.expected(k) as f64);
+    let largest = offsets[3].abs().max(offsets[6].abs());
+    let along = |lines: [usize; 10]| (1..9).map(|k| shown[lines[k]]).sum::<f64>();
+    let places = std::array::from_fn(|k| layout.expected(k));
+    // Every line shows along it, as much as half the mean of its kind (box lines are printed
+    // thicker): under glare that washed a box line out, a curve through the digits beside it was
+    // taken on a flat page (locked 4 frames later).
+    let every_line = |kind: &[usize]| {
+        // Within a pixel of the curve: a thin line a pixel off shows little where it is not.
+        let near = |t: usize| {
+            let around = &shown[t.saturating_sub(1)..=(t + 1).min(shown.len() - 1)];
+            around.iter().copied().fold(0.0, f64::max)
+        };
+        let each: Vec<f64> = kind.iter().map(|&k| near(curve[k])).collect();
+        let mean = each.iter().sum::<f64>() / each.len() as f64;
+        each.iter().all(|&s| s >= CURL_EVERY_LINE * mean)
+    };
+    (largest >= CURL_GUESS_FROM * cell
+        && along(curve) > along(places)
+        && every_line(&[3, 6])
+        && every_line(&[1, 2, 4, 5, 7, 8]))
+    .then_some(offsets)
 }
 
 /// How a line must stand out from the paper on its two sides.
@@ -737,6 +825,43 @@ mod tests {
                 let ey = LAYOUT.expected(l) as f64 + 5.0;
                 let t = ey / side;
                 let ex = LAYOUT.expected(k) as f64 + bow * 4.0 * t * (1.0 - t);
+                assert!(
+                    (x - ex).abs() < 1.5 && (y - ey).abs() < 1.5,
+                    "crossing {l},{k} at {x:.1},{y:.1}, expected {ex:.1},{ey:.1}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn follows_lines_lifted_beyond_reach_of_their_places_along_their_curve() {
+        // Columns lifted towards the right: at u - 0.16 (u - u^3), lines 3 and 6 14 and 17 px
+        // (0.43 and 0.53 of a cell) left of their places, beyond a box line's reach.
+        let side = LAYOUT.side() as i32;
+        let grid = 9.0 * LAYOUT.cell as f64;
+        let column = |k: usize| {
+            let u = k as f64 / 9.0;
+            LAYOUT.margin as f64 + grid * (u - 0.16 * (u - u * u * u))
+        };
+        let mut image =
+            Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(220.0)).unwrap();
+        let black = Scalar::all(30.0);
+        for k in 0..10 {
+            let thickness = if k % 3 == 0 { 4 } else { 1 };
+            let (x, y) = (column(k).round() as i32, LAYOUT.expected(k) as i32);
+            let mut line = |a: CvPoint, b: CvPoint| {
+                imgproc::line(&mut image, a, b, black, thickness, imgproc::LINE_8, 0).unwrap()
+            };
+            line(CvPoint::new(x, 0), CvPoint::new(x, side));
+            line(CvPoint::new(0, y), CvPoint::new(side, y));
+        }
+        let found = find_crossings(&image, LAYOUT, Edge::Line)
+            .unwrap()
+            .expect("lines");
+        for l in 0..10 {
+            for k in 0..10 {
+                let [x, y] = found.at[l][k];
+                let (ex, ey) = (column(k), LAYOUT.expected(l) as f64);
                 assert!(
                     (x - ex).abs() < 1.5 && (y - ey).abs() < 1.5,
                     "crossing {l},{k} at {x:.1},{y:.1}, expected {ex:.1},{ey:.1}"
