@@ -735,15 +735,16 @@ fn a_page_curled_hard_into_a_books_gutter_is_found_and_drawn_in_its_cells_or_not
         "pages curled hard: {} of {} solved, {} drawn, at most {:.2} of a cell off",
         curled.solved, curled.cases, curled.drawn, curled.worst_drawn
     );
-    // Measured: 8 of 12 solved (1 before), 4 drawn (1), at most 0.18 of a cell off; the other
-    // 4 solved are withheld by the on-print check, their cells up to half a cell off.
+    // Measured: 8 of 12 solved (1 before session 41), 7 drawn (1; 4 before session 42 followed
+    // the lines along the curve they make), at most 0.18 of a cell off; the other one solved is
+    // withheld by the on-print check.
     assert!(
         curled.worst_drawn < 0.3,
         "a cell drawn {:.2} of a cell off",
         curled.worst_drawn
     );
     assert!(curled.solved >= 7, "only {} of 12 solved", curled.solved);
-    assert!(curled.drawn >= 4, "only {} of 12 drawn", curled.drawn);
+    assert!(curled.drawn >= 6, "only {} of 12 drawn", curled.drawn);
 }
 
 /// Real pages curled into a book's gutter, as read: how many, solved right, drawn, and how far
