@@ -180,10 +180,7 @@ impl Masks<'_> {
         let far = ruling
             .0
             .iter()
-            .flat_map(|lines| (1..9).map(move |k| (lines, k)));
-        let far = far
-            .clone()
-            .any(|(lines, k)| lines[k].abs_diff(k * self.cell) > beyond);
+            .any(|lines| (1..9).any(|k| lines[k].abs_diff(k * self.cell) > beyond));
         let apart = ruling
             .0
             .iter()
