@@ -112,7 +112,8 @@ pub(crate) fn clearest_curve(shown: &[f64], first: usize, cell: usize, reach: i6
             let lines: [usize; 10] = std::array::from_fn(|k| at(k, a, b));
             let off = |k: usize| lines[k].abs_diff(flat(k));
             let width = |k: usize| lines[k + 1] as f64 - lines[k] as f64;
-            // Towards the side it curls to, every line: no page curls its lines both ways.
+            // Every line towards the same side (a pixel's sway at line 1 or 8 aside): no page
+            // curls its lines both ways.
             let (a1, a8) = (a + b, a + 8.0 * b);
             if (1..9).any(|k| off(k) as i64 > reach)
                 || (0..8).any(|k| (width(k + 1) - width(k)).abs() > CELLS_STEP * cell as f64)
@@ -385,11 +386,12 @@ mod tests {
         assert_eq!(turned.corners(), turned_quad);
         assert_eq!(turned.0[0][1], lattice.0[1][9]);
     }
+
     #[test]
     fn lines_are_followed_along_one_smooth_curve_even_where_each_lies_nearer_its_neighbours_ninth()
     {
-        // Lines at 4, 7, 9, 11, 11, 10, 8, 5 pixels past their ninths (cell 20): line 4, at 91,
-        // lies nearer line 3's ninth than its own... as near as line 3 (69) lies to its own.
+        // Lines 4, 7, 9, 11, 11, 10, 8, 5 pixels past their ninths (cell 20): line 4, at 91, lies
+        // nearer line 5's ninth (100) than its own (80).
         let truth = [0, 24, 47, 69, 91, 111, 130, 148, 165, 180];
         let mut shown = vec![0.05; 181];
         for &t in &truth[1..9] {
