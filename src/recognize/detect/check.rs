@@ -168,6 +168,11 @@ impl Masks<'_> {
     /// ([`clearest_curve`]), when some line lies there beyond [`CURL_REACH`] of its ninth
     /// (nearer lines are found one by one by [`Masks::curled_ruling`]); else None.
     fn far_curled_ruling(&self) -> Option<Ruling> {
+        // Asked first, as it costs a tenth of the search for the curve (most outlines that get
+        // this far frame no grid at all).
+        if !self.borders_shown() {
+            return None;
+        }
         let reach = (FAR_CURL_REACH * self.cell as f64).round() as i64;
         let mut ruling = Ruling::even(self.cell);
         for (way, lines) in ruling.0.iter_mut().enumerate() {
@@ -185,19 +190,20 @@ impl Masks<'_> {
             .0
             .iter()
             .all(|lines| lines.windows(2).all(|w| w[1] >= w[0] + self.cell / 2));
-        (far && apart && self.borders_shown(&ruling)).then_some(ruling)
+        (far && apart).then_some(ruling)
     }
 
-    /// Whether all four borders show as lines along [`FAR_CURL_BORDERS`] of their length: a
-    /// curve through the borders says nothing where a side is no printed line (the picture's
-    /// edge cutting the grid, taken with the lines inside it along a curve, put a corner half a
-    /// cell off).
-    fn borders_shown(&self, ruling: &Ruling) -> bool {
-        (0..2).all(|way| {
-            let (at, ends) = (&ruling.0[way], &ruling.0[1 - way]);
-            [at[0], at[9].min(self.n - 1)]
+    /// Whether all four borders show as lines along [`FAR_CURL_BORDERS`] of their length, each
+    /// ninth of it finding its own place: a curve through the borders says nothing where a side
+    /// is no printed line (the picture's edge cutting the grid, taken with the lines inside it
+    /// along a curve, put a corner half a cell off).
+    fn borders_shown(&self) -> bool {
+        let ninths = Ruling::even(self.cell).0[0];
+        let (first, last) = (0, (9 * self.cell).min(self.n - 1));
+        [true, false].into_iter().all(|horizontal| {
+            [first, last]
                 .iter()
-                .all(|&border| self.line_coverage(border, ends, way == 0) >= FAR_CURL_BORDERS)
+                .all(|&border| self.line_coverage(border, &ninths, horizontal) >= FAR_CURL_BORDERS)
         })
     }
 
