@@ -93,7 +93,7 @@ fn main() {
             for i in frames.into_iter().filter(|&i| i < clip.frames) {
                 let (frame, _) = camera.frame(i).expect("frame");
                 let path = dir.join(format!(
-                    "{}-{i:04}.jpg",
+                    "{}-{i:04}.png",
                     clip.name.replace([':', '+'], "_").replace(".jpg", "")
                 ));
                 opencv::imgcodecs::imwrite(
