@@ -829,7 +829,10 @@ fn part_of(image_from_grid: &Homography, quad: &Quad) -> bool {
     };
     let in_grid = Quad(quad.0.map(|c| grid_from_image.apply(c)));
     let inside = -INSIDE_BY..=1.0 + INSIDE_BY;
-    in_grid.0.iter().all(|c| inside.contains(&c[0]) && inside.contains(&c[1]))
+    in_grid
+        .0
+        .iter()
+        .all(|c| inside.contains(&c[0]) && inside.contains(&c[1]))
         && in_grid.area() <= PART_AREA_MOST
 }
 
@@ -1266,13 +1269,23 @@ mod tests {
         ));
         // Handwritten digits run together across the bottom rows of a blurred frame, outlined
         // as a slanting quad (handheld:01_04's frame 28, against the grid's true corners).
-        let blob = in_grid([[0.027, 0.678], [0.697, 0.682], [0.355, 0.987], [0.021, 0.993]]);
+        let blob = in_grid([
+            [0.027, 0.678],
+            [0.697, 0.682],
+            [0.355, 0.987],
+            [0.021, 0.993],
+        ]);
         assert!(part_of(&image_from_grid, &blob));
         // The grid itself, the grid a column off either way, and a grid beside it: not.
         assert!(!part_of(&image_from_grid, &grid));
         assert!(!part_of(
             &image_from_grid,
-            &in_grid([[ninth, 0.0], [1.0 + ninth, 0.0], [1.0 + ninth, 1.0], [ninth, 1.0]])
+            &in_grid([
+                [ninth, 0.0],
+                [1.0 + ninth, 0.0],
+                [1.0 + ninth, 1.0],
+                [ninth, 1.0]
+            ])
         ));
         assert!(!part_of(
             &image_from_grid,
