@@ -217,6 +217,14 @@ fn cut_along_lines(gray: &Mat, quad: &Quad, edge: Edge, follow: Follow) -> Resul
 /// than the one cut short to be taken over it.
 const WIDER_CLEARER_BY: f64 = 0.05;
 
+/// The lines across the cells added beyond an unseen border must show there at least this
+/// share of what the grid's other lines show ([`occlusion::edge_cells_ruled`]): the grid goes on
+/// there (an outline cut a cell short beside a thumb: 0.75). A page lifted at one side narrows
+/// its last column to a third of a cell and its lines run half a cell off the corners'
+/// homography; its border, not seen there, was "seen" a cell further out at the paper's edge,
+/// across blank paper (0.01), and the last column was read and drawn beyond the grid.
+const RULED_BEYOND: f64 = 0.5;
+
 /// Where a border line was not seen, the outline may have been cut a cell short (the border
 /// washed out by light, or outlined along the first inner line beside a finger): the lines
 /// inside then agree with it, and the grid is drawn a cell off there while its cells read
@@ -252,6 +260,15 @@ fn beyond_unseen_border(gray: &Mat, cut: &Cut, edge: Edge) -> Result<Option<Cut>
             let sees_more = fitted.border_seen[side]
                 && (0..4).all(|s| fitted.border_seen[s] || !cut.border_seen[s]);
             if !sees_more {
+                continue;
+            }
+            let ruled = occlusion::edge_cells_ruled(&fitted.rectified, side)?;
+            tracing::trace!(
+                side,
+                ruled,
+                "lines across the cells added beyond an unseen border"
+            );
+            if ruled < RULED_BEYOND {
                 continue;
             }
             let (corners, _) = outline(&fitted.lattice.corners(), fitted.border_seen, &wider);

@@ -165,6 +165,41 @@ pub fn hidden_cells(rectified: &Mat) -> Result<[bool; 81]> {
     Ok(hidden)
 }
 
+/// How clearly the lines across the outermost row or column of cells on `side` (0 top, 1 right,
+/// 2 bottom, 3 left) of a rectified grid show: the median, over the 8 stretches of line there,
+/// of each one's contrast as a share of what the grid's lines of its kind usually show. About
+/// 1 where the grid goes on out to that side; near 0 across paper beyond the grid.
+pub fn edge_cells_ruled(rectified: &Mat, side: usize) -> Result<f64> {
+    let grid = GrayView::new(rectified)?;
+    let (horizontal, along) = match side {
+        0 => (false, 0),
+        1 => (true, 8),
+        2 => (false, 8),
+        _ => (true, 0),
+    };
+    let contrast = |s: &Stretch| s.contrast(&grid, s.spans()[0].clone());
+    let mut usual: Vec<f64> = Stretch::all()
+        .filter(|s| s.horizontal == horizontal && s.along != along)
+        .map(|s| contrast(&s))
+        .collect();
+    usual.sort_by(f64::total_cmp);
+    let usual = usual[usual.len() / 2];
+    if usual < MIN_LINE_CONTRAST {
+        return Ok(1.0);
+    }
+    let mut shares: Vec<f64> = (1..9)
+        .map(|line| {
+            contrast(&Stretch {
+                line,
+                along,
+                horizontal,
+            }) / usual
+        })
+        .collect();
+    shares.sort_by(f64::total_cmp);
+    Ok(shares[shares.len() / 2])
+}
+
 /// Print is thin: no line or stroke of a printed or written digit is this wide (share of a
 /// cell; a bold app face's strokes are about 0.15).
 const BROADER_THAN_PRINT: f64 = 0.28;
@@ -338,6 +373,39 @@ mod tests {
         let hidden = hidden_cells(grid).unwrap();
         let under = under_something_broad(grid).unwrap();
         (0..81).filter(|&i| hidden[i] || under[i]).collect()
+    }
+
+    #[test]
+    fn the_cells_at_an_edge_are_ruled_where_the_grid_goes_on_and_not_across_blank_paper() {
+        let mut grid = rectified_grid();
+        for side in 0..4 {
+            let ruled = edge_cells_ruled(&grid, side).unwrap();
+            assert!(ruled > 0.9, "side {side}: {ruled}");
+        }
+        // The right-hand column is blank paper (an outline taken a cell beyond the border);
+        // a thumb over two of its stretches leaves the rest ruled all the same.
+        imgproc::rectangle(
+            &mut grid,
+            Rect::new(8 * CELL + 2, 0, CELL - 2, GRID),
+            Scalar::all(200.0),
+            -1,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        assert!(edge_cells_ruled(&grid, 1).unwrap() < 0.1);
+        assert!(edge_cells_ruled(&grid, 3).unwrap() > 0.9);
+        let mut thumb = rectified_grid();
+        imgproc::rectangle(
+            &mut thumb,
+            Rect::new(CELL / 2, 3 * CELL - CELL / 2, CELL, 2 * CELL),
+            Scalar::all(150.0),
+            -1,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        assert!(edge_cells_ruled(&thumb, 3).unwrap() > 0.9);
     }
 
     #[test]

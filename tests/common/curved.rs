@@ -384,22 +384,7 @@ impl Gutter {
     /// How far (share of a cell) the worst cell of `puzzle`, as it would be drawn (along its
     /// bend, or by its corners), lies from the middle of its printed cell.
     pub fn worst_cell_drawn(&self, puzzle: &sudoku_ar::photo::Puzzle) -> f64 {
-        use sudoku_ar::bend::Lattice;
-        use sudoku_ar::geometry::{Homography, Quad};
-        let image_from_grid = Homography::from_quads(&Quad::UNIT, &puzzle.quad).expect("quad");
-        let lattice = match puzzle.bend {
-            Some(bend) => bend.lattice(&image_from_grid),
-            None => Lattice::flat(&puzzle.quad).expect("quad"),
-        };
-        let flat = Quad(Quad::UNIT.0.map(|p| self.image_from_grid.apply(p)));
-        (0..81)
-            .map(|cell| {
-                let middle = cell_middle_of(&lattice, cell);
-                let truth = self.cell_middle(cell);
-                (middle[0] - truth[0]).hypot(middle[1] - truth[1])
-            })
-            .fold(0.0, f64::max)
-            / (flat.mean_side() / 9.0)
+        worst_cell_off(puzzle, &self.image_from_grid, |cell| self.cell_middle(cell))
     }
 
     /// `photo` with its page curled: each pixel taken from the flat point seen there (found
@@ -458,6 +443,161 @@ impl Gutter {
         shaded
             .convert_to(&mut out, core::CV_8UC3, 1.0, 0.0)
             .expect("convert");
+        out
+    }
+}
+
+/// How far (share of a cell of the flat grid at `image_from_grid`) the worst cell of `puzzle`,
+/// as it would be drawn (along its bend, or by its corners), lies from `truth`, the middle of
+/// each cell as the warped photo shows it.
+fn worst_cell_off(
+    puzzle: &sudoku_ar::photo::Puzzle,
+    image_from_grid: &sudoku_ar::geometry::Homography,
+    truth: impl Fn(usize) -> [f64; 2],
+) -> f64 {
+    use sudoku_ar::bend::Lattice;
+    use sudoku_ar::geometry::{Homography, Quad};
+    let drawn_from_grid = Homography::from_quads(&Quad::UNIT, &puzzle.quad).expect("quad");
+    let lattice = match puzzle.bend {
+        Some(bend) => bend.lattice(&drawn_from_grid),
+        None => Lattice::flat(&puzzle.quad).expect("quad"),
+    };
+    let flat = Quad(Quad::UNIT.0.map(|p| image_from_grid.apply(p)));
+    (0..81)
+        .map(|cell| {
+            let middle = cell_middle_of(&lattice, cell);
+            let truth = truth(cell);
+            (middle[0] - truth[0]).hypot(middle[1] - truth[1])
+        })
+        .fold(0.0, f64::max)
+        / (flat.mean_side() / 9.0)
+}
+
+/// A photo's page lifted at one side (`side`: 0 top, 1 right, 2 bottom, 3 left), seen from far
+/// above: from a quarter of the way across, the paper tilts up towards that side, by an angle
+/// growing as the square of the way to `steepest` degrees at the border, and shows
+/// foreshortened by its cosine. The grid's corners stay where the photo has them; the lines
+/// inside run towards the lifted side, up to half a cell off the corners' homography at 62
+/// degrees, and the last column (or row) narrows to a third of a cell.
+pub struct Lifted {
+    /// The grid's printed corners on the flat photo.
+    pub image_from_grid: sudoku_ar::geometry::Homography,
+    pub side: usize,
+    /// Where paper position `i / STEPS` across (towards the lifted side) is seen, 0-1.
+    seen: Vec<f64>,
+}
+
+impl Lifted {
+    const FLAT_TO: f64 = 0.25;
+    const STEPS: usize = 2000;
+
+    pub fn new(corners: &sudoku_ar::geometry::Quad, side: usize, steepest: f64) -> Lifted {
+        use sudoku_ar::geometry::{Homography, Quad};
+        let image_from_grid = Homography::from_quads(&Quad::UNIT, corners).expect("corners");
+        let steepest = steepest.to_radians();
+        let mut seen = vec![0.0];
+        for i in 1..=Self::STEPS {
+            let t = i as f64 / Self::STEPS as f64;
+            let way = ((t - Self::FLAT_TO) / (1.0 - Self::FLAT_TO)).max(0.0);
+            let last = seen[i - 1];
+            seen.push(last + (steepest * way * way).cos() / Self::STEPS as f64);
+        }
+        let whole = seen[Self::STEPS];
+        seen.iter_mut().for_each(|s| *s /= whole);
+        Lifted {
+            image_from_grid,
+            side,
+            seen,
+        }
+    }
+
+    /// Where paper position `t` across (0-1, towards the lifted side) is seen; beyond the grid
+    /// the paper goes on as at its edges.
+    fn seen_at(&self, t: f64) -> f64 {
+        let n = Self::STEPS as f64;
+        if t <= 0.0 {
+            return t;
+        }
+        if t >= 1.0 {
+            return 1.0 + (t - 1.0) * (self.seen[Self::STEPS] - self.seen[Self::STEPS - 1]) * n;
+        }
+        let i = ((t * n) as usize).min(Self::STEPS - 1);
+        let f = t * n - i as f64;
+        self.seen[i] * (1.0 - f) + self.seen[i + 1] * f
+    }
+
+    /// The paper position seen at `s` (the inverse of [`Lifted::seen_at`]).
+    fn paper_at(&self, s: f64) -> f64 {
+        let (mut lo, mut hi) = (-1.0, 3.0);
+        for _ in 0..50 {
+            let mid = 0.5 * (lo + hi);
+            if self.seen_at(mid) < s {
+                lo = mid
+            } else {
+                hi = mid
+            }
+        }
+        0.5 * (lo + hi)
+    }
+
+    /// Grid point `p` (flat) as seen, or (`back`) the flat point seen at `p`.
+    fn moved(&self, [u, v]: [f64; 2], back: bool) -> [f64; 2] {
+        let f = |t: f64| {
+            if back {
+                self.paper_at(t)
+            } else {
+                self.seen_at(t)
+            }
+        };
+        match self.side {
+            0 => [u, 1.0 - f(1.0 - v)],
+            1 => [f(u), v],
+            2 => [u, f(v)],
+            _ => [1.0 - f(1.0 - u), v],
+        }
+    }
+
+    /// Where the middle of `cell` is seen on the lifted photo, in its pixels.
+    pub fn cell_middle(&self, cell: usize) -> [f64; 2] {
+        let middle = [
+            ((cell % 9) as f64 + 0.5) / 9.0,
+            ((cell / 9) as f64 + 0.5) / 9.0,
+        ];
+        self.image_from_grid.apply(self.moved(middle, false))
+    }
+
+    /// See [`Gutter::worst_cell_drawn`].
+    pub fn worst_cell_drawn(&self, puzzle: &sudoku_ar::photo::Puzzle) -> f64 {
+        worst_cell_off(puzzle, &self.image_from_grid, |cell| self.cell_middle(cell))
+    }
+
+    /// `photo` with its page lifted.
+    pub fn apply(&self, photo: &opencv::core::Mat) -> opencv::core::Mat {
+        use opencv::core::{self, Mat};
+        let grid_from_image = self.image_from_grid.inverse().expect("homography");
+        let (w, h) = (photo.cols(), photo.rows());
+        let mut map_x =
+            Mat::new_rows_cols_with_default(h, w, core::CV_32FC1, Scalar::all(0.0)).expect("map");
+        let mut map_y = map_x.clone();
+        for y in 0..h {
+            for x in 0..w {
+                let seen = grid_from_image.apply([x as f64, y as f64]);
+                let [sx, sy] = self.image_from_grid.apply(self.moved(seen, true));
+                *map_x.at_2d_mut::<f32>(y, x).expect("map") = sx as f32;
+                *map_y.at_2d_mut::<f32>(y, x).expect("map") = sy as f32;
+            }
+        }
+        let mut out = Mat::default();
+        imgproc::remap(
+            photo,
+            &mut out,
+            &map_x,
+            &map_y,
+            imgproc::INTER_LINEAR,
+            core::BORDER_REPLICATE,
+            Scalar::all(0.0),
+        )
+        .expect("remap");
         out
     }
 }
