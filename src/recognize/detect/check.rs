@@ -168,8 +168,9 @@ impl Masks<'_> {
     /// ([`clearest_curve`]), when some line lies there beyond [`CURL_REACH`] of its ninth
     /// (nearer lines are found one by one by [`Masks::curled_ruling`]); else None.
     fn far_curled_ruling(&self) -> Option<Ruling> {
-        // Asked first, as it costs a tenth of the search for the curve (most outlines that get
-        // this far frame no grid at all).
+        // Asked first: it looks along the 4 borders only, where the search for the curve
+        // measures every row and column, and most outlines that get this far frame no grid at
+        // all (192 -> 181 ms of detection per picture with no puzzle, session 43).
         if !self.borders_shown() {
             return None;
         }
