@@ -766,12 +766,7 @@ fn a_page_lifted_at_one_side_is_never_read_beyond_its_border() {
         "01_25_honor_view_10_0.jpg",
         "02_07_iphone_14_0.jpg",
     ] {
-        let sample = kubiesa
-            .iter()
-            .find(|s| s.path.ends_with(name))
-            .unwrap_or_else(|| panic!("{name} missing"));
-        let corners = sample.corners.expect("published corners");
-        let photo = photo::load_image(&sample.path).unwrap();
+        let (sample, corners, photo) = kubiesa_page(&kubiesa, name);
         for side in [0, 1] {
             for steepest in [55.0, 62.0, 64.0] {
                 cases += 1;
@@ -811,6 +806,20 @@ fn a_page_lifted_at_one_side_is_never_read_beyond_its_border() {
     assert!(drawn >= 8, "only {drawn} of {cases} drawn");
 }
 
+/// The Kubiesa sample named `name`, its published corners and its photo.
+fn kubiesa_page<'a>(
+    kubiesa: &'a [common::Sample],
+    name: &str,
+) -> (&'a common::Sample, sudoku_ar::geometry::Quad, core::Mat) {
+    let sample = kubiesa
+        .iter()
+        .find(|s| s.path.ends_with(name))
+        .unwrap_or_else(|| panic!("{name} missing"));
+    let corners = sample.corners.expect("published corners");
+    let photo = photo::load_image(&sample.path).unwrap();
+    (sample, corners, photo)
+}
+
 /// Real pages curled into a book's gutter, as read: how many, solved right, drawn, and how far
 /// (share of a cell) the worst cell drawn lies from its printed middle.
 struct Curled {
@@ -833,12 +842,7 @@ fn curled_into_a_gutter(names: &[&str], depths: &[f64]) -> Curled {
         worst_drawn: 0.0,
     };
     for name in names {
-        let sample = kubiesa
-            .iter()
-            .find(|s| s.path.ends_with(name))
-            .unwrap_or_else(|| panic!("{name} missing"));
-        let corners = sample.corners.expect("published corners");
-        let photo = photo::load_image(&sample.path).unwrap();
+        let (sample, corners, photo) = kubiesa_page(&kubiesa, name);
         for turn in 0..4 {
             for &depth in depths {
                 curled.cases += 1;

@@ -391,43 +391,33 @@ impl Gutter {
     /// in a few steps, the curl being smooth).
     pub fn apply(&self, photo: &opencv::core::Mat) -> opencv::core::Mat {
         use opencv::core::{self, Mat};
-        let grid_from_image = self.image_from_grid.inverse().expect("homography");
-        let (w, h) = (photo.cols(), photo.rows());
-        let mut map_x =
-            Mat::new_rows_cols_with_default(h, w, core::CV_32FC1, Scalar::all(0.0)).expect("map");
-        let mut map_y = map_x.clone();
-        let mut light = map_x.clone();
-        for y in 0..h {
-            for x in 0..w {
-                let seen = grid_from_image.apply([x as f64, y as f64]);
+        let mut light = Mat::new_rows_cols_with_default(
+            photo.rows(),
+            photo.cols(),
+            core::CV_32FC1,
+            Scalar::all(0.0),
+        )
+        .expect("light");
+        let mut out = warped(
+            photo,
+            &self.image_from_grid,
+            (core::BORDER_CONSTANT, 40.0),
+            |seen, x, y| {
                 let mut flat = seen;
                 for _ in 0..12 {
                     let at = self.curled(flat);
                     flat = [flat[0] + seen[0] - at[0], flat[1] + seen[1] - at[1]];
                 }
-                let [sx, sy] = self.image_from_grid.apply(flat);
-                *map_x.at_2d_mut::<f32>(y, x).expect("map") = sx as f32;
-                *map_y.at_2d_mut::<f32>(y, x).expect("map") = sy as f32;
                 // Beyond a fold the paper gets its own light; the crease itself is darker.
                 let (across, _) = self.turned(flat);
-                *light.at_2d_mut::<f32>(y, x).expect("map") = match self.fold {
+                *light.at_2d_mut::<f32>(y, x).expect("light") = match self.fold {
                     Some((at, _)) if (across - at).abs() < Self::CREASE / 2.0 => 0.8,
                     Some((at, beyond)) if across < at => beyond as f32,
                     _ => 1.0,
                 };
-            }
-        }
-        let mut out = Mat::default();
-        imgproc::remap(
-            photo,
-            &mut out,
-            &map_x,
-            &map_y,
-            imgproc::INTER_LINEAR,
-            core::BORDER_CONSTANT,
-            Scalar::all(40.0),
-        )
-        .expect("remap");
+                flat
+            },
+        );
         if self.fold.is_none() {
             return out;
         }
@@ -573,31 +563,46 @@ impl Lifted {
 
     /// `photo` with its page lifted.
     pub fn apply(&self, photo: &opencv::core::Mat) -> opencv::core::Mat {
-        use opencv::core::{self, Mat};
-        let grid_from_image = self.image_from_grid.inverse().expect("homography");
-        let (w, h) = (photo.cols(), photo.rows());
-        let mut map_x =
-            Mat::new_rows_cols_with_default(h, w, core::CV_32FC1, Scalar::all(0.0)).expect("map");
-        let mut map_y = map_x.clone();
-        for y in 0..h {
-            for x in 0..w {
-                let seen = grid_from_image.apply([x as f64, y as f64]);
-                let [sx, sy] = self.image_from_grid.apply(self.moved(seen, true));
-                *map_x.at_2d_mut::<f32>(y, x).expect("map") = sx as f32;
-                *map_y.at_2d_mut::<f32>(y, x).expect("map") = sy as f32;
-            }
-        }
-        let mut out = Mat::default();
-        imgproc::remap(
-            photo,
-            &mut out,
-            &map_x,
-            &map_y,
-            imgproc::INTER_LINEAR,
-            core::BORDER_REPLICATE,
-            Scalar::all(0.0),
-        )
-        .expect("remap");
-        out
+        let border = (opencv::core::BORDER_REPLICATE, 0.0);
+        warped(photo, &self.image_from_grid, border, |seen, _, _| {
+            self.moved(seen, true)
+        })
     }
+}
+
+/// `photo` warped by a known bend of its page: each pixel shows the flat grid point (grid
+/// units of `image_from_grid`) that `flat_at` gives for the point seen there (and the pixel);
+/// what lies beyond the photo is filled by `border` (an OpenCV border type, and its colour).
+fn warped(
+    photo: &opencv::core::Mat,
+    image_from_grid: &sudoku_ar::geometry::Homography,
+    border: (i32, f64),
+    mut flat_at: impl FnMut([f64; 2], i32, i32) -> [f64; 2],
+) -> opencv::core::Mat {
+    use opencv::core::{self, Mat};
+    let grid_from_image = image_from_grid.inverse().expect("homography");
+    let (w, h) = (photo.cols(), photo.rows());
+    let mut map_x =
+        Mat::new_rows_cols_with_default(h, w, core::CV_32FC1, Scalar::all(0.0)).expect("map");
+    let mut map_y = map_x.clone();
+    for y in 0..h {
+        for x in 0..w {
+            let seen = grid_from_image.apply([x as f64, y as f64]);
+            let [sx, sy] = image_from_grid.apply(flat_at(seen, x, y));
+            *map_x.at_2d_mut::<f32>(y, x).expect("map") = sx as f32;
+            *map_y.at_2d_mut::<f32>(y, x).expect("map") = sy as f32;
+        }
+    }
+    let mut out = Mat::default();
+    imgproc::remap(
+        photo,
+        &mut out,
+        &map_x,
+        &map_y,
+        imgproc::INTER_LINEAR,
+        border.0,
+        Scalar::all(border.1),
+    )
+    .expect("remap");
+    out
 }
