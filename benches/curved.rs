@@ -138,6 +138,13 @@ fn report_pages(pages: &[CurvedPage], seeds: &[u64], every_frame: bool) {
 }
 
 fn main() {
+    // RUST_LOG=sudoku_ar=debug shows what the vision stage decides, frame by frame.
+    if std::env::var_os("RUST_LOG").is_some() {
+        tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_writer(std::io::stderr)
+            .init();
+    }
     let bows: Vec<f64> = list("--bows", "0.028,0.04,0.05");
     let seeds: Vec<u64> = list("--seeds", "1,2,3,4,5,6");
     let every_frame = std::env::args().any(|a| a == "--frames");
