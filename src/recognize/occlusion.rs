@@ -167,8 +167,9 @@ pub fn hidden_cells(rectified: &Mat) -> Result<[bool; 81]> {
 
 /// How clearly the lines across the outermost row or column of cells on `side` (0 top, 1 right,
 /// 2 bottom, 3 left) of a rectified grid show: the median, over the 8 stretches of line there,
-/// of each one's contrast as a share of what the grid's lines of its kind usually show. About
-/// 1 where the grid goes on out to that side; near 0 across paper beyond the grid.
+/// of each one's contrast as a share of what the grid's other lines that way usually show.
+/// About 1 where the grid goes on out to that side; near 0 across paper beyond the grid; 1 when
+/// the grid's lines are too faint to tell (darker than the paper by less than 5%).
 pub fn edge_cells_ruled(rectified: &Mat, side: usize) -> Result<f64> {
     let grid = GrayView::new(rectified)?;
     let (horizontal, along) = match side {
@@ -382,8 +383,8 @@ mod tests {
             let ruled = edge_cells_ruled(&grid, side).unwrap();
             assert!(ruled > 0.9, "side {side}: {ruled}");
         }
-        // The right-hand column is blank paper (an outline taken a cell beyond the border);
-        // a thumb over two of its stretches leaves the rest ruled all the same.
+        // The right-hand column blank paper (an outline taken a cell beyond the border): not
+        // ruled there, and the left-hand column still is.
         imgproc::rectangle(
             &mut grid,
             Rect::new(8 * CELL + 2, 0, CELL - 2, GRID),
@@ -395,6 +396,7 @@ mod tests {
         .unwrap();
         assert!(edge_cells_ruled(&grid, 1).unwrap() < 0.1);
         assert!(edge_cells_ruled(&grid, 3).unwrap() > 0.9);
+        // A thumb over two stretches of the left-hand column leaves it ruled all the same.
         let mut thumb = rectified_grid();
         imgproc::rectangle(
             &mut thumb,
