@@ -156,16 +156,24 @@ fn follow_lines(
         Edge::Line | Edge::ScreenLine => &[0, 9],
         Edge::Card => &[],
     };
+    // Line k looked for `offset` pixels off its place all along.
+    let follow = |k: usize, offset: f64, sides| {
+        follow_line(
+            &profiles,
+            layout.expected(k),
+            &[offset; 9],
+            reach,
+            half,
+            sides,
+        )
+    };
     for &k in borders {
-        let follow =
-            |sides| follow_line(&profiles, layout.expected(k), &[0.0; 9], reach, half, sides);
         // A border printed right at the paper's edge, next to a darker table, is no darker than
         // what lies outside it: when no line stands out on both sides, the border is looked
         // for as darker than its two sides on average.
-        found[k] = follow(Sides::Both).or_else(|| follow(Sides::Mean));
-        table_side[k / 9] = follow(Sides::Border {
-            paper_after: k == 0,
-        });
+        found[k] = follow(k, 0.0, Sides::Both).or_else(|| follow(k, 0.0, Sides::Mean));
+        let paper_after = k == 0;
+        table_side[k / 9] = follow(k, 0.0, Sides::Border { paper_after });
     }
     // On paper lifted or curled far the box lines lie beyond reach of their places. When one is
     // not found there, or only at the edge of reach, and the borders lie where the corners put
@@ -173,25 +181,19 @@ fn follow_lines(
     // the borders, and taken so when both are found there (a corner off puts the lines off their
     // places too, and was moved onto a title above the grid along such a curve; a blurred flat
     // page sliding in showed one box line along some curve, and locked later).
-    let follow = |k: usize, offset: f64| {
-        let guess = [offset; 9];
-        follow_line(
-            &profiles,
-            layout.expected(k),
-            &guess,
-            reach,
-            half,
-            Sides::Both,
-        )
-    };
-    let at_place = [follow(3, 0.0), follow(6, 0.0)];
+    let at_place = [follow(3, 0.0, Sides::Both), follow(6, 0.0, Sides::Both)];
     let beyond = at_place
         .iter()
         .any(|path| path.is_none_or(|path| path.iter().any(|o| o.abs() >= reach as f64 - 1.0)));
     let along_curve = (beyond && borders_in_place(&found, cell))
         .then(|| curled_guess(&profiles, layout, half))
         .flatten()
-        .map(|offsets| [follow(3, offsets[3]), follow(6, offsets[6])])
+        .map(|offsets| {
+            [
+                follow(3, offsets[3], Sides::Both),
+                follow(6, offsets[6], Sides::Both),
+            ]
+        })
         .filter(|both| both.iter().all(Option::is_some));
     [found[3], found[6]] = along_curve.unwrap_or(at_place);
     ordered(&mut found, cell);
