@@ -166,11 +166,12 @@ pub fn hidden_cells(rectified: &Mat) -> Result<[bool; 81]> {
 }
 
 /// How clearly the lines across the outermost row or column of cells on `side` (0 top, 1 right,
-/// 2 bottom, 3 left) of a rectified grid show: the median, over the 8 stretches of line there,
-/// of each one's contrast as a share of what the grid's other lines that way usually show.
-/// About 1 where the grid goes on out to that side; near 0 across paper beyond the grid; 1 when
-/// the grid's lines are too faint to tell (darker than the paper by less than 5%).
-pub fn edge_cells_ruled(rectified: &Mat, side: usize) -> Result<f64> {
+/// 2 bottom, 3 left) of a rectified grid show: the median, over the stretches of line there
+/// crossing it at the ninths `lines` (`1..9` for all 8; from the side's start, its left or top
+/// end), of each one's contrast as a share of what the grid's other lines that way usually
+/// show. About 1 where the grid goes on out to that side; near 0 across paper beyond the grid;
+/// 1 when the grid's lines are too faint to tell (darker than the paper by less than 5%).
+pub fn edge_cells_ruled(rectified: &Mat, side: usize, lines: Range<usize>) -> Result<f64> {
     let grid = GrayView::new(rectified)?;
     let (horizontal, along) = match side {
         0 => (false, 0),
@@ -188,7 +189,8 @@ pub fn edge_cells_ruled(rectified: &Mat, side: usize) -> Result<f64> {
     if usual < MIN_LINE_CONTRAST {
         return Ok(1.0);
     }
-    let mut shares: Vec<f64> = (1..9)
+    let mut shares: Vec<f64> = lines
+        .filter(|line| (1..9).contains(line))
         .map(|line| {
             contrast(&Stretch {
                 line,
@@ -198,7 +200,7 @@ pub fn edge_cells_ruled(rectified: &Mat, side: usize) -> Result<f64> {
         })
         .collect();
     shares.sort_by(f64::total_cmp);
-    Ok(shares[shares.len() / 2])
+    Ok(shares.get(shares.len() / 2).copied().unwrap_or(1.0))
 }
 
 /// Print is thin: no line or stroke of a printed or written digit is this wide (share of a
@@ -380,7 +382,7 @@ mod tests {
     fn the_cells_at_an_edge_are_ruled_where_the_grid_goes_on_and_not_across_blank_paper() {
         let mut grid = rectified_grid();
         for side in 0..4 {
-            let ruled = edge_cells_ruled(&grid, side).unwrap();
+            let ruled = edge_cells_ruled(&grid, side, 1..9).unwrap();
             assert!(ruled > 0.9, "side {side}: {ruled}");
         }
         // The right-hand column blank paper (an outline taken a cell beyond the border): not
@@ -394,8 +396,17 @@ mod tests {
             0,
         )
         .unwrap();
-        assert!(edge_cells_ruled(&grid, 1).unwrap() < 0.1);
-        assert!(edge_cells_ruled(&grid, 3).unwrap() > 0.9);
+        assert!(edge_cells_ruled(&grid, 1, 1..9).unwrap() < 0.1);
+        assert!(edge_cells_ruled(&grid, 3, 1..9).unwrap() > 0.9);
+        // Only its lower half blank (an outline with one corner moved a cell beyond the border
+        // takes in slivers of the grid's own cells at the other end): ruled over all 8 stretches,
+        // not over the 4 next to the moved corner.
+        let mut wedge = rectified_grid();
+        let half = Rect::new(8 * CELL + 2, 4 * CELL + 2, CELL - 2, 5 * CELL - 2);
+        imgproc::rectangle(&mut wedge, half, Scalar::all(200.0), -1, imgproc::LINE_8, 0).unwrap();
+        assert!(edge_cells_ruled(&wedge, 1, 1..9).unwrap() > 0.9);
+        assert!(edge_cells_ruled(&wedge, 1, 5..9).unwrap() < 0.1);
+        assert!(edge_cells_ruled(&wedge, 1, 1..5).unwrap() > 0.9);
         // A thumb over two stretches of the left-hand column leaves it ruled all the same.
         let mut thumb = rectified_grid();
         imgproc::rectangle(
@@ -407,7 +418,7 @@ mod tests {
             0,
         )
         .unwrap();
-        assert!(edge_cells_ruled(&thumb, 3).unwrap() > 0.9);
+        assert!(edge_cells_ruled(&thumb, 3, 1..9).unwrap() > 0.9);
     }
 
     #[test]
