@@ -138,7 +138,8 @@ fn report_pages(pages: &[CurvedPage], seeds: &[u64], every_frame: bool) {
 }
 
 fn main() {
-    // RUST_LOG=sudoku_ar=debug shows what the vision stage decides, frame by frame.
+    // RUST_LOG=sudoku_ar=debug shows what the vision stage decides, frame by frame; with
+    // `,curved=info` each line names its page and frame.
     if std::env::var_os("RUST_LOG").is_some() {
         tracing_subscriber::fmt()
             .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())

@@ -18,7 +18,8 @@ use common::handheld;
 use opencv::prelude::*;
 
 fn main() {
-    // RUST_LOG=sudoku_ar=debug shows what the vision stage decides, frame by frame.
+    // RUST_LOG=sudoku_ar=debug shows what the vision stage decides, frame by frame; with
+    // `,handheld=info` each line names its clip and frame.
     if std::env::var_os("RUST_LOG").is_some() {
         tracing_subscriber::fmt()
             .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())

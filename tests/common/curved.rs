@@ -221,6 +221,8 @@ pub fn frames_drawn(pages: &[CurvedPage], noise: u64) -> Vec<FrameDrawn> {
         let mut vision = sudoku_ar::video::several::Visions::new(super::pipeline_reader());
         for f in 0..clip.frames {
             let (frame, _) = camera.frame(f).expect("frame");
+            // Logs (RUST_LOG) name the page and frame they are about.
+            let _frame = tracing::info_span!("frame", page = i, f).entered();
             let view = vision.process(&frame).expect("vision");
             let Some(puzzle) = view.puzzle.filter(|p| p.solved.is_some()) else {
                 continue;
