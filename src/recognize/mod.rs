@@ -304,9 +304,10 @@ fn beyond_unseen_border(gray: &Mat, cut: &Cut, edge: Edge) -> Result<Option<Cut>
 
 /// Which stretches of line across a side's cells (the ninths along it, see
 /// [`occlusion::edge_cells_ruled`]) tell whether the grid goes on where the corners `moved`
-/// out across `side`: all 8 where both did; where one did, the 4 on its half, for the cells added near the
-/// other corner are slivers over the grid's own (a page lifted at its right, its bottom-right
-/// corner moved out onto blank paper: 0.73 over all 8, 0.25 over the 4 near it).
+/// out across `side`: all 8 where both did; where one did, the 4 on its half, for the cells
+/// added near the other corner are slivers over the grid's own (a page lifted at its right,
+/// its bottom-right corner moved out onto blank paper: 0.73 over all 8, 0.25 over the 4 near
+/// it).
 fn ruled_near(side: usize, moved: &[usize]) -> std::ops::Range<usize> {
     let &[corner] = moved else {
         return 1..9;

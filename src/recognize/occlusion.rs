@@ -170,7 +170,8 @@ pub fn hidden_cells(rectified: &Mat) -> Result<[bool; 81]> {
 /// crossing it at the ninths `lines` (`1..9` for all 8; from the side's start, its left or top
 /// end), of each one's contrast as a share of what the grid's other lines that way usually
 /// show. About 1 where the grid goes on out to that side; near 0 across paper beyond the grid;
-/// 1 when the grid's lines are too faint to tell (darker than the paper by less than 5%).
+/// 1 when the grid's lines are too faint to tell (darker than the paper by less than 5%), or
+/// when `lines` holds none of the ninths 1-8.
 pub fn edge_cells_ruled(rectified: &Mat, side: usize, lines: Range<usize>) -> Result<f64> {
     let grid = GrayView::new(rectified)?;
     let (horizontal, along) = match side {
