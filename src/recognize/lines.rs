@@ -160,6 +160,7 @@ fn follow_lines(
     let follow = |k: usize, offset: f64, sides| {
         follow_line(
             &profiles,
+            cell,
             layout.expected(k),
             &[offset; 9],
             reach,
@@ -246,6 +247,7 @@ fn follow_cell_lines(
         let guess = interpolated(boxes, k);
         found[k] = follow_line(
             profiles,
+            layout.cell as f64,
             layout.expected(k),
             &guess,
             reach,
@@ -352,10 +354,12 @@ enum Sides {
 }
 
 /// The smoothest bright-to-dark-to-bright ridge path within `reach` pixels of `guess` (offsets
-/// from `expected`, per strip) through the strips, by dynamic programming; None when the ridge
-/// is too faint to be a printed line.
+/// from `expected`, per strip) through the strips (`cell` pixels each), by dynamic programming,
+/// its ends put back on the line where it left it ([`ends_onto_the_line`]); None when the
+/// ridge is too faint to be a printed line.
 fn follow_line(
     profiles: &[Vec<f64>],
+    cell: f64,
     expected: usize,
     guess: &Path,
     reach: usize,
@@ -428,9 +432,18 @@ fn follow_line(
         score = next;
     }
     let mut o = (0..width).max_by(|&a, &b| score[a].total_cmp(&score[b]))?;
+    let mut chosen = [0usize; 9];
+    for j in (0..profiles.len()).rev() {
+        chosen[j] = o;
+        o = back[j][o];
+    }
+    if sides == Sides::Both {
+        ends_onto_the_line(&mut chosen, &ridge, &position, width, cell);
+    }
     let mut path = [0.0; 9];
     let mut total = 0.0;
     for j in (0..profiles.len()).rev() {
+        let o = chosen[j];
         let sub = if o > 0 && o + 1 < width {
             // Placed within the pixel by the line's own ridge, darker than each side: a
             // border's neighbours counted as no line (see `Sides::Border`) would pull it
@@ -447,10 +460,59 @@ fn follow_line(
         };
         path[j] = (position(j, o) - expected as isize) as f64 + sub;
         total += ridge(j, o);
-        o = back[j][o];
     }
     (total / profiles.len() as f64 >= MIN_RESPONSE).then_some(path)
 }
+
+/// Puts an end of a followed line (`chosen`: the candidate taken in each strip, out of `width`;
+/// `ridge` its response, `position` where it lies across the line) back onto the line where
+/// the smooth path left it: a line clear along its length ([`END_CLEAR_LINE`] times
+/// [`MIN_RESPONSE`] at the median) that shows none at its end strip ([`END_LOST`] of the
+/// median), while a ridge as clear as [`END_FOUND`] of it lies within [`END_REACH`] of a cell
+/// of where the two strips before put it (the line carried on straight), is moved onto that
+/// ridge. Why: the path's cost for bending keeps it from following a line that turns fast
+/// near its end, and an end strip has a neighbour on one side only: on paper bowed by 0.45
+/// of a cell, a border line turning in over its last cell was left for blank paper 0.2 of a
+/// cell beyond it, and the corner, carried on from there, put 0.4-0.6 of a cell out onto the
+/// paper (`cargo bench --bench curved -- --bows 0.05 --seeds 9`: drawn so for 45 frames).
+fn ends_onto_the_line(
+    chosen: &mut [usize; 9],
+    ridge: &impl Fn(usize, usize) -> f64,
+    position: &impl Fn(usize, usize) -> isize,
+    width: usize,
+    cell: f64,
+) {
+    let mut strengths: [f64; 9] = std::array::from_fn(|j| ridge(j, chosen[j]));
+    strengths.sort_by(f64::total_cmp);
+    let median = strengths[4];
+    if median < END_CLEAR_LINE * MIN_RESPONSE {
+        return;
+    }
+    // Each end strip, and the two before it inward.
+    for (end, next, after) in [(0, 1, 2), (8, 7, 6)] {
+        if ridge(end, chosen[end]) >= END_LOST * median {
+            continue;
+        }
+        let aim = 2 * position(next, chosen[next]) - position(after, chosen[after]);
+        let near = |o: usize| ((position(end, o) - aim) as f64).abs() <= END_REACH * cell;
+        let best = (0..width)
+            .filter(|&o| near(o))
+            .max_by(|&a, &b| ridge(end, a).total_cmp(&ridge(end, b)));
+        // A ridge peaking within the window, not one rising beyond it: a stroke or the
+        // paper's edge beside a border hidden at its end lay 8-10 px (0.3 of a cell) from
+        // where the line carried on straight, and was taken at the window's edge.
+        let peaks = |o: usize| o > 0 && near(o - 1) && o + 1 < width && near(o + 1);
+        if let Some(best) = best.filter(|&o| peaks(o) && ridge(end, o) >= END_FOUND * median) {
+            chosen[end] = best;
+        }
+    }
+}
+
+/// See [`ends_onto_the_line`].
+const END_CLEAR_LINE: f64 = 2.0;
+const END_LOST: f64 = 0.25;
+const END_FOUND: f64 = 0.5;
+const END_REACH: f64 = 0.2;
 
 /// Drops lines that come closer than half a cell to, or cross, a neighbour: one of them has
 /// latched onto something else, and the one further from where it was expected goes.
@@ -869,6 +931,55 @@ mod tests {
                     "crossing {l},{k} at {x:.1},{y:.1}, expected {ex:.1},{ey:.1}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn a_border_turning_in_fast_at_its_end_is_followed_to_its_corner() {
+        // Paper bowed by 0.45 of a cell: every column line bulges right by 14 px at the middle
+        // and turns back over the last cell at each end, ending on the corners; the lines stop
+        // there, with paper beyond them. Faint and blurred, as on a frame filmed: the path's
+        // cost for bending then outweighs the line's ridge at the ends, and without looking
+        // again there the corners were put 13 px right, on the paper.
+        let side = LAYOUT.side() as i32;
+        let (top, grid) = (LAYOUT.margin as f64, 9.0 * LAYOUT.cell as f64);
+        let bow = 14.0;
+        let column = |k: usize, y: f64| {
+            let t = ((y - top) / grid).clamp(0.0, 1.0);
+            LAYOUT.expected(k) as f64 + bow * 4.0 * t * (1.0 - t)
+        };
+        let mut image =
+            Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(200.0)).unwrap();
+        let ink = Scalar::all(170.0);
+        let (first, last) = (LAYOUT.expected(0) as i32, LAYOUT.expected(9) as i32);
+        for k in 0..10 {
+            let thickness = if k % 3 == 0 { 3 } else { 1 };
+            let mut line = |a: CvPoint, b: CvPoint| {
+                imgproc::line(&mut image, a, b, ink, thickness, imgproc::LINE_AA, 0).unwrap()
+            };
+            let y = LAYOUT.expected(k) as i32;
+            line(
+                CvPoint::new(column(0, y as f64).round() as i32, y),
+                CvPoint::new(column(9, y as f64).round() as i32, y),
+            );
+            for y in first..last {
+                let at = |y: i32| CvPoint::new(column(k, y as f64).round() as i32, y);
+                line(at(y), at(y + 1));
+            }
+        }
+        let mut blurred = Mat::default();
+        imgproc::gaussian_blur_def(&image, &mut blurred, opencv::core::Size::new(5, 5), 1.5)
+            .unwrap();
+        let found = find_crossings(&blurred, LAYOUT, Edge::Line)
+            .unwrap()
+            .expect("lines");
+        for (l, k) in [(0, 0), (0, 9), (9, 9), (9, 0)] {
+            let [x, y] = found.at[l][k];
+            let (ex, ey) = (LAYOUT.expected(k) as f64, LAYOUT.expected(l) as f64);
+            assert!(
+                (x - ex).abs() < 1.5 && (y - ey).abs() < 1.5,
+                "corner {l},{k} at {x:.1},{y:.1}, expected {ex:.1},{ey:.1}"
+            );
         }
     }
 
