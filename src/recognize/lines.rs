@@ -160,7 +160,7 @@ fn follow_lines(
     let follow = |k: usize, offset: f64, sides| {
         follow_line(
             &profiles,
-            cell,
+            Some(cell),
             layout.expected(k),
             &[offset; 9],
             reach,
@@ -245,9 +245,12 @@ fn follow_cell_lines(
     let reach = (CELL_REACH * layout.cell as f64).round() as usize;
     for k in lines.filter(|k| k % 3 != 0) {
         let guess = interpolated(boxes, k);
+        // Looked for near where the box lines put it, a cell line's end cannot stray far: it
+        // is left where the path put it (put back on the line, the cells of two Kubiesa photos
+        // were cut differently and two handwritten entries misread).
         found[k] = follow_line(
             profiles,
-            layout.cell as f64,
+            None,
             layout.expected(k),
             &guess,
             reach,
@@ -354,12 +357,12 @@ enum Sides {
 }
 
 /// The smoothest bright-to-dark-to-bright ridge path within `reach` pixels of `guess` (offsets
-/// from `expected`, per strip) through the strips (`cell` pixels each), by dynamic programming,
-/// its ends put back on the line where it left it ([`ends_onto_the_line`]); None when the
-/// ridge is too faint to be a printed line.
+/// from `expected`, per strip) through the strips, by dynamic programming; with `ends_cell` (the
+/// cell's side in pixels), its ends are put back on the line where it left it
+/// ([`ends_onto_the_line`]). None when the ridge is too faint to be a printed line.
 fn follow_line(
     profiles: &[Vec<f64>],
-    cell: f64,
+    ends_cell: Option<f64>,
     expected: usize,
     guess: &Path,
     reach: usize,
@@ -437,7 +440,7 @@ fn follow_line(
         chosen[j] = o;
         o = back[j][o];
     }
-    if sides == Sides::Both {
+    if let (Sides::Both, Some(cell)) = (sides, ends_cell) {
         ends_onto_the_line(&mut chosen, &ridge, &position, width, cell);
     }
     let mut path = [0.0; 9];
