@@ -12,6 +12,9 @@
 //! `-- --fold 0.35` films real Kubiesa pages folded across the grid, one side tilted by that
 //! much (grid sides per side; towards the camera on every third page), a crease across the
 //! photo (`Gutter::folded`).
+//! `-- --bowed-stills 0.35,0.5` reads real Kubiesa photos instead as stills (the photo
+//! pipeline), each bowed across each way by those shares of a cell, both ways round
+//! (`Bowed` in tests/common/curved.rs): solved, drawn, and the worst cell of each drawn.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -108,6 +111,59 @@ fn folded_pages(tilt: f64) -> Vec<CurvedPage> {
     pages
 }
 
+/// Real Kubiesa photos bowed across (columns, then rows) by each of `amounts` (shares of a cell,
+/// both ways round), read as stills: per case whether solved right and drawn, and how far (share
+/// of a cell) its worst cell lies from its printed middle.
+fn report_bowed_stills(amounts: &[f64]) {
+    let kubiesa = common::kubiesa_val();
+    let mut pipeline = common::pipeline();
+    let (mut cases, mut solved, mut drawn, mut drawn_off) = (0, 0, 0, 0);
+    let mut worst_drawn = 0.0f64;
+    for sample in kubiesa.iter().step_by(8) {
+        let Some(page) = page_of(sample) else {
+            continue;
+        };
+        let name = sample
+            .path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy();
+        for across in [0, 1] {
+            for &amount in amounts {
+                for cells in [-amount, amount] {
+                    cases += 1;
+                    let bowed = common::curved::Bowed::new(&page.corners, across, cells);
+                    let image = bowed.apply(&page.photo);
+                    let mut times = sudoku_ar::photo::StageTimes::default();
+                    let read = pipeline.process(&image, &mut times).ok().flatten();
+                    let case = format!("{name} bowed {cells} cell across {across}");
+                    let Some(puzzle) =
+                        read.filter(|p| p.solution.map(|s| s.0) == Some(page.puzzle.1))
+                    else {
+                        println!("{case}: not solved right");
+                        continue;
+                    };
+                    solved += 1;
+                    let worst = bowed.worst_cell_drawn(&puzzle);
+                    println!(
+                        "{case}: solved, worst cell {worst:.2} off, drawn {}",
+                        !puzzle.off_print
+                    );
+                    if !puzzle.off_print {
+                        drawn += 1;
+                        worst_drawn = worst_drawn.max(worst);
+                        drawn_off += usize::from(worst >= OFF);
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "bowed stills: {solved} of {cases} solved right, {drawn} drawn, {drawn_off} of them with a \
+         cell >= {OFF} cell off, worst drawn {worst_drawn:.2}"
+    );
+}
+
 /// Per page of `pages` and noise seed: frames drawn, how many along a bend, how many with a
 /// cell [`OFF`] or more off, the worst.
 fn report_pages(pages: &[CurvedPage], seeds: &[u64], every_frame: bool) {
@@ -149,6 +205,10 @@ fn main() {
     let bows: Vec<f64> = list("--bows", "0.028,0.04,0.05");
     let seeds: Vec<u64> = list("--seeds", "1,2,3,4,5,6");
     let every_frame = std::env::args().any(|a| a == "--frames");
+    if common::bench_arg("--bowed-stills").is_some() {
+        report_bowed_stills(&list::<f64>("--bowed-stills", ""));
+        return;
+    }
     let real_pages: [(&str, PagesBy); 2] = [("--fold", folded_pages), ("--gutter", curled_pages)];
     for (flag, pages) in real_pages {
         if common::bench_arg(flag).is_some() {

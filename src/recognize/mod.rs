@@ -262,6 +262,20 @@ fn beyond_unseen_border(gray: &Mat, cut: &Cut, edge: Edge) -> Result<Option<Cut>
             if !sees_more {
                 continue;
             }
+            // A cell further out, not the same border seen again: on paper bowed across the
+            // side, the border bulges out between the corners beyond the lines' reach, and
+            // followed again from a cell out it was found there, bulging 0.35 of a cell, and
+            // taken for a border a cell out (a column drawn beyond the grid, 0.71 of a cell
+            // off: `cargo bench --bench curved -- --bowed-stills 0.35`).
+            let moved_out = cells_moved_out(&cut.lattice, &fitted.lattice, side, moved);
+            if moved_out < MOVED_OUT {
+                tracing::trace!(
+                    side,
+                    moved_out,
+                    "the border followed again lies near where it was"
+                );
+                continue;
+            }
             let ruled =
                 occlusion::edge_cells_ruled(&fitted.rectified, side, ruled_near(side, moved))?;
             tracing::trace!(
@@ -302,6 +316,48 @@ fn beyond_unseen_border(gray: &Mat, cut: &Cut, edge: Edge) -> Result<Option<Cut>
     Ok(None)
 }
 
+/// How far out (cells, at the median) a border moved a cell further out must lie beyond where
+/// the lines put it before (see [`cells_moved_out`]).
+const MOVED_OUT: f64 = 0.6;
+
+/// How far the border line across `side` of `after` lies out beyond that of `before` (both the
+/// crossings of the lines in the picture), in cells of `before` at each crossing along it, at
+/// the median over the crossings on the half of the side near the corners `moved` (all of them
+/// when both were).
+fn cells_moved_out(before: &Lattice, after: &Lattice, side: usize, moved: &[usize]) -> f64 {
+    // The crossing on the border at `k` along the side and the one next inside it.
+    let at = |lattice: &Lattice, k: usize, inward: usize| match side {
+        0 => lattice.0[inward][k],
+        1 => lattice.0[k][9 - inward],
+        2 => lattice.0[9 - inward][k],
+        _ => lattice.0[k][inward],
+    };
+    let mut out: Vec<f64> = crossings_near(side, moved)
+        .map(|k| {
+            let cell = distance(at(before, k, 0), at(before, k, 1)).max(f64::EPSILON);
+            distance(at(after, k, 0), at(before, k, 0)) / cell
+        })
+        .collect();
+    out.sort_by(f64::total_cmp);
+    out[out.len() / 2]
+}
+
+/// The crossings along `side` (0 to 9 from its left or top end) on the half near the corners
+/// `moved`: all where both moved.
+fn crossings_near(side: usize, moved: &[usize]) -> std::ops::RangeInclusive<usize> {
+    match *moved {
+        [corner] if at_start(side, corner) => 0..=4,
+        [_] => 5..=9,
+        _ => 0..=9,
+    }
+}
+
+/// Whether `corner` (an index into a quad) lies at the left or top end of `side`.
+fn at_start(side: usize, corner: usize) -> bool {
+    let [u, v] = Quad::UNIT.0[corner];
+    (if side.is_multiple_of(2) { u } else { v }) == 0.0
+}
+
 /// Which stretches of line across a side's cells (the ninths along it, see
 /// [`occlusion::edge_cells_ruled`]) tell whether the grid goes on where the corners `moved`
 /// out across `side`: all 8 where both did; where one did, the 4 on its half, for the cells
@@ -309,13 +365,11 @@ fn beyond_unseen_border(gray: &Mat, cut: &Cut, edge: Edge) -> Result<Option<Cut>
 /// its bottom-right corner moved out onto blank paper: 0.73 over all 8, 0.25 over the 4 near
 /// it).
 fn ruled_near(side: usize, moved: &[usize]) -> std::ops::Range<usize> {
-    let &[corner] = moved else {
-        return 1..9;
-    };
-    // How far along the side (from its left or top end) the corner lies.
-    let [u, v] = Quad::UNIT.0[corner];
-    let along = if side.is_multiple_of(2) { u } else { v };
-    if along == 0.0 { 1..5 } else { 5..9 }
+    match *moved {
+        [corner] if at_start(side, corner) => 1..5,
+        [_] => 5..9,
+        _ => 1..9,
+    }
 }
 
 /// A cell beside a hidden stretch of line is read this much less surely (its probabilities

@@ -572,6 +572,62 @@ impl Lifted {
     }
 }
 
+/// A photo's page bowed across one way, as paper curving up from a table seen from its side:
+/// every line running the other way (the columns for `across` 0, the rows for 1) moves alike,
+/// borders too, by `cells` of a cell at its middle as sin(pi t) along it, so that the corners
+/// stay where the photo has them; beyond the grid the paper moves as the nearest border does.
+pub struct Bowed {
+    /// The grid's printed corners on the flat photo.
+    pub image_from_grid: sudoku_ar::geometry::Homography,
+    pub across: usize,
+    pub cells: f64,
+}
+
+impl Bowed {
+    pub fn new(corners: &sudoku_ar::geometry::Quad, across: usize, cells: f64) -> Bowed {
+        use sudoku_ar::geometry::{Homography, Quad};
+        Bowed {
+            image_from_grid: Homography::from_quads(&Quad::UNIT, corners).expect("corners"),
+            across,
+            cells,
+        }
+    }
+
+    /// Grid point `p` (flat) as seen, or (`back`) the flat point seen at `p`: the bow depends
+    /// only on the way along the lines, which it leaves alone, so going back is exact.
+    fn moved(&self, [u, v]: [f64; 2], back: bool) -> [f64; 2] {
+        let sign = if back { -1.0 } else { 1.0 };
+        let by =
+            |t: f64| sign * self.cells / 9.0 * (std::f64::consts::PI * t.clamp(0.0, 1.0)).sin();
+        match self.across {
+            0 => [u + by(v), v],
+            _ => [u, v + by(u)],
+        }
+    }
+
+    /// Where the middle of `cell` is seen on the bowed photo, in its pixels.
+    pub fn cell_middle(&self, cell: usize) -> [f64; 2] {
+        let middle = [
+            ((cell % 9) as f64 + 0.5) / 9.0,
+            ((cell / 9) as f64 + 0.5) / 9.0,
+        ];
+        self.image_from_grid.apply(self.moved(middle, false))
+    }
+
+    /// See [`Gutter::worst_cell_drawn`].
+    pub fn worst_cell_drawn(&self, puzzle: &sudoku_ar::photo::Puzzle) -> f64 {
+        worst_cell_off(puzzle, &self.image_from_grid, |cell| self.cell_middle(cell))
+    }
+
+    /// `photo` with its page bowed.
+    pub fn apply(&self, photo: &opencv::core::Mat) -> opencv::core::Mat {
+        let border = (opencv::core::BORDER_REPLICATE, 0.0);
+        warped(photo, &self.image_from_grid, border, |seen, _, _| {
+            self.moved(seen, true)
+        })
+    }
+}
+
 /// `photo` warped by a known bend of its page: each pixel shows the flat grid point (grid
 /// units of `image_from_grid`) that `flat_at` gives for the point seen there (and the pixel);
 /// what lies beyond the photo is filled by `border` (an OpenCV border type, and its colour).
