@@ -19,7 +19,7 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use common::curved::{CurvedPage, frames_drawn};
+use common::curved::{CurvedPage, MovedPage, frames_drawn};
 
 fn list<T: std::str::FromStr>(name: &str, default: &str) -> Vec<T> {
     common::bench_arg(name)

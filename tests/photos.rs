@@ -756,7 +756,7 @@ fn a_page_curled_hard_into_a_books_gutter_is_found_and_drawn_in_its_cells_or_not
 /// beyond an unseen border must now be ruled.
 #[test]
 fn a_page_lifted_at_one_side_is_never_read_beyond_its_border() {
-    use common::curved::Lifted;
+    use common::curved::{Lifted, MovedPage};
     let kubiesa = require_data(kubiesa_val(), "kubiesa photos-val", 80);
     let mut pipeline = pipeline();
     let (mut cases, mut drawn) = (0, 0);
@@ -813,7 +813,7 @@ fn a_page_lifted_at_one_side_is_never_read_beyond_its_border() {
 /// 0.35 of a cell to the right had its last column drawn beyond the grid, 0.71 of a cell off.
 #[test]
 fn a_page_bowed_across_is_drawn_in_its_cells() {
-    use common::curved::Bowed;
+    use common::curved::{Bowed, MovedPage};
     let kubiesa = require_data(kubiesa_val(), "kubiesa photos-val", 80);
     let mut pipeline = pipeline();
     let (mut cases, mut drawn, mut worst_drawn) = (0, 0, 0.0f64);

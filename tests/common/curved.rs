@@ -531,8 +531,13 @@ impl Lifted {
         }
         0.5 * (lo + hi)
     }
+}
 
-    /// Grid point `p` (flat) as seen, or (`back`) the flat point seen at `p`.
+impl MovedPage for Lifted {
+    fn image_from_grid(&self) -> &sudoku_ar::geometry::Homography {
+        &self.image_from_grid
+    }
+
     fn moved(&self, [u, v]: [f64; 2], back: bool) -> [f64; 2] {
         let f = |t: f64| {
             if back {
@@ -547,28 +552,6 @@ impl Lifted {
             2 => [u, f(v)],
             _ => [1.0 - f(1.0 - u), v],
         }
-    }
-
-    /// Where the middle of `cell` is seen on the lifted photo, in its pixels.
-    pub fn cell_middle(&self, cell: usize) -> [f64; 2] {
-        let middle = [
-            ((cell % 9) as f64 + 0.5) / 9.0,
-            ((cell / 9) as f64 + 0.5) / 9.0,
-        ];
-        self.image_from_grid.apply(self.moved(middle, false))
-    }
-
-    /// See [`Gutter::worst_cell_drawn`].
-    pub fn worst_cell_drawn(&self, puzzle: &sudoku_ar::photo::Puzzle) -> f64 {
-        worst_cell_off(puzzle, &self.image_from_grid, |cell| self.cell_middle(cell))
-    }
-
-    /// `photo` with its page lifted.
-    pub fn apply(&self, photo: &opencv::core::Mat) -> opencv::core::Mat {
-        let border = (opencv::core::BORDER_REPLICATE, 0.0);
-        warped(photo, &self.image_from_grid, border, |seen, _, _| {
-            self.moved(seen, true)
-        })
     }
 }
 
@@ -592,9 +575,15 @@ impl Bowed {
             cells,
         }
     }
+}
 
-    /// Grid point `p` (flat) as seen, or (`back`) the flat point seen at `p`: the bow depends
-    /// only on the way along the lines, which it leaves alone, so going back is exact.
+impl MovedPage for Bowed {
+    fn image_from_grid(&self) -> &sudoku_ar::geometry::Homography {
+        &self.image_from_grid
+    }
+
+    /// The bow depends only on the way along the lines, which it leaves alone: going back is
+    /// exact.
     fn moved(&self, [u, v]: [f64; 2], back: bool) -> [f64; 2] {
         let sign = if back { -1.0 } else { 1.0 };
         let by =
@@ -604,25 +593,37 @@ impl Bowed {
             _ => [u, v + by(u)],
         }
     }
+}
 
-    /// Where the middle of `cell` is seen on the bowed photo, in its pixels.
-    pub fn cell_middle(&self, cell: usize) -> [f64; 2] {
+/// A photo's page moved by a known warp that leaves the grid's corners where they are (see
+/// [`Lifted`], [`Bowed`]): where its cells are seen, and the warped photo.
+pub trait MovedPage {
+    /// The grid's printed corners on the flat photo.
+    fn image_from_grid(&self) -> &sudoku_ar::geometry::Homography;
+
+    /// Grid point `p` (flat) as seen, or (`back`) the flat point seen at `p`.
+    fn moved(&self, p: [f64; 2], back: bool) -> [f64; 2];
+
+    /// Where the middle of `cell` is seen on the warped photo, in its pixels.
+    fn cell_middle(&self, cell: usize) -> [f64; 2] {
         let middle = [
             ((cell % 9) as f64 + 0.5) / 9.0,
             ((cell / 9) as f64 + 0.5) / 9.0,
         ];
-        self.image_from_grid.apply(self.moved(middle, false))
+        self.image_from_grid().apply(self.moved(middle, false))
     }
 
     /// See [`Gutter::worst_cell_drawn`].
-    pub fn worst_cell_drawn(&self, puzzle: &sudoku_ar::photo::Puzzle) -> f64 {
-        worst_cell_off(puzzle, &self.image_from_grid, |cell| self.cell_middle(cell))
+    fn worst_cell_drawn(&self, puzzle: &sudoku_ar::photo::Puzzle) -> f64 {
+        worst_cell_off(puzzle, self.image_from_grid(), |cell| {
+            self.cell_middle(cell)
+        })
     }
 
-    /// `photo` with its page bowed.
-    pub fn apply(&self, photo: &opencv::core::Mat) -> opencv::core::Mat {
+    /// `photo` with its page warped.
+    fn apply(&self, photo: &opencv::core::Mat) -> opencv::core::Mat {
         let border = (opencv::core::BORDER_REPLICATE, 0.0);
-        warped(photo, &self.image_from_grid, border, |seen, _, _| {
+        warped(photo, self.image_from_grid(), border, |seen, _, _| {
             self.moved(seen, true)
         })
     }
