@@ -794,25 +794,29 @@ fn a_page_lifted_at_one_side_is_never_read_beyond_its_border() {
         "pages lifted: {drawn} of {cases} drawn, at most {worst_drawn:.2} of a cell off \
          ({worst_solved:.2} solved)"
     );
-    // Measured: 9 of 18 drawn, at most 0.30 of a cell off; solved at most 0.30 (0.56 before).
+    // Measured: 7 of 18 drawn, at most 0.15 of a cell off; solved at most 0.30 (0.56 before).
+    // Before session 46 also 01_25_honor_view_10_0 lifted 62 and 64 degrees at its top, drawn
+    // bent 0.29-0.30 of a cell off: now withheld, their boxes not all showing their lines.
     assert!(
         worst_solved < 0.4,
         "solved with a cell {worst_solved:.2} of a cell off"
     );
     assert!(
-        worst_drawn < 0.32,
+        worst_drawn < 0.2,
         "a cell drawn {worst_drawn:.2} of a cell off"
     );
-    assert!(drawn >= 8, "only {drawn} of {cases} drawn");
+    assert!(drawn >= 7, "only {drawn} of {cases} drawn");
 }
 
-/// Real pages bowed across one way by a third of a cell (see [`common::curved::Bowed`]): the
-/// lines running the other way, borders too, bulge alike between the corners. A border bulging
-/// so was not seen where the corners put it, the lines followed again from a cell further out
-/// found it bulging there, and took it for a border a cell out: `01_06_honor_view_10_0` bowed
-/// 0.35 of a cell to the right had its last column drawn beyond the grid, 0.71 of a cell off.
+/// Real pages bowed across one way by a third and a half of a cell (see
+/// [`common::curved::Bowed`]): the lines running the other way, borders too, bulge alike
+/// between the corners. A border bulging so was not seen where the corners put it, the lines
+/// followed again from a cell further out found it bulging there, and took it for a border a
+/// cell out: `01_06_honor_view_10_0` bowed 0.35 of a cell to the right had its last column
+/// drawn beyond the grid, 0.71 of a cell off. Bowed half a cell, beyond the lines' reach, it and
+/// `01_25_honor_view_10_0` were drawn bent with a side's boxes half a cell off (0.53, 0.59).
 #[test]
-fn a_page_bowed_across_is_drawn_in_its_cells() {
+fn a_page_bowed_across_is_drawn_in_its_cells_or_not_at_all() {
     use common::curved::{Bowed, MovedPage};
     let kubiesa = require_data(kubiesa_val(), "kubiesa photos-val", 80);
     let mut pipeline = pipeline();
@@ -820,12 +824,13 @@ fn a_page_bowed_across_is_drawn_in_its_cells() {
     for name in [
         "01_01_honor_view_10_0.jpg",
         "01_06_honor_view_10_0.jpg",
+        "01_25_honor_view_10_0.jpg",
         "01_28_honor_view_10_0.jpg",
         "02_12_honor_view_10_0.jpg",
     ] {
         let (sample, corners, photo) = kubiesa_page(&kubiesa, name);
         for across in [0, 1] {
-            for cells in [-0.35, 0.35] {
+            for cells in [-0.5, -0.35, 0.35, 0.5] {
                 cases += 1;
                 let bowed = Bowed::new(&corners, across, cells);
                 let case = format!("{name} bowed {cells} of a cell across {across}");
@@ -846,7 +851,7 @@ fn a_page_bowed_across_is_drawn_in_its_cells() {
         }
     }
     println!("pages bowed: {drawn} of {cases} drawn, at most {worst_drawn:.2} of a cell off");
-    // Measured: 16 of 16 drawn, at most 0.25 of a cell off (13 drawn, 0.71, before session 46).
+    // Measured: 19 of 40 drawn, at most 0.25 of a cell off (20, at most 0.71, before session 46).
     assert!(
         worst_drawn < 0.3,
         "a cell drawn {worst_drawn:.2} of a cell off"
