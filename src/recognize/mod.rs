@@ -230,7 +230,8 @@ const RULED_BEYOND: f64 = 0.5;
 /// inside then agree with it, and the grid is drawn a cell off there while its cells read
 /// right (thumb:image13 under NOISE_SEED=21 and 28, a corner a cell in). The lines are followed
 /// again from the side's corners, or either of them, a cell further out; taken when they see
-/// that border there and frame the grid more clearly than before.
+/// that border there, a cell out ([`cells_moved_out`]), and frame the grid more clearly than
+/// before.
 fn beyond_unseen_border(gray: &Mat, cut: &Cut, edge: Edge) -> Result<Option<Cut>> {
     if cut.border_seen.iter().all(|&seen| seen) {
         return Ok(None);
@@ -320,7 +321,7 @@ fn beyond_unseen_border(gray: &Mat, cut: &Cut, edge: Edge) -> Result<Option<Cut>
 /// the lines put it before (see [`cells_moved_out`]).
 const MOVED_OUT: f64 = 0.6;
 
-/// How far the border line across `side` of `after` lies out beyond that of `before` (both the
+/// How far the border line across `side` of `after` lies from that of `before` (both the
 /// crossings of the lines in the picture), in cells of `before` at each crossing along it, at
 /// the median over the crossings on the half of the side near the corners `moved` (all of them
 /// when both were).
@@ -489,6 +490,36 @@ mod tests {
     use super::*;
     use opencv::core::{Rect, Scalar};
     use opencv::imgproc;
+
+    #[test]
+    fn a_border_a_cell_out_is_told_from_one_bulging_between_the_corners() {
+        // 36 px cells; the lines followed again put the right border a cell out, or (paper
+        // bowed across it) 0.4 of a cell out at its middle and on the corners at its ends.
+        let before = Lattice::flat(&Quad([
+            [0.0, 0.0],
+            [324.0, 0.0],
+            [324.0, 324.0],
+            [0.0, 324.0],
+        ]))
+        .unwrap();
+        let moved = |by: &dyn Fn(usize) -> f64| {
+            let mut after = before;
+            for (r, row) in after.0.iter_mut().enumerate() {
+                row[9][0] += by(r);
+            }
+            after
+        };
+        let a_cell_out = moved(&|_| 36.0);
+        let bulging = moved(&|r| 0.4 * 36.0 * (std::f64::consts::PI * r as f64 / 9.0).sin());
+        let out = |after: &Lattice, corners: &[usize]| cells_moved_out(&before, after, 1, corners);
+        assert!((out(&a_cell_out, &[1, 2]) - 1.0).abs() < 1e-9);
+        assert!((out(&a_cell_out, &[1]) - 1.0).abs() < 1e-9);
+        assert!(out(&bulging, &[1, 2]) < MOVED_OUT);
+        // Near one corner only: the half of the side beside it.
+        let top_half_out = moved(&|r| if r <= 4 { 36.0 } else { 0.0 });
+        assert!(out(&top_half_out, &[1]) >= MOVED_OUT);
+        assert!(out(&top_half_out, &[2]) < MOVED_OUT);
+    }
 
     /// A page with a grid whose left border is washed out (painted over in paper white) from
     /// `from` (share of the side, from the top) down, its right corners and outline.
