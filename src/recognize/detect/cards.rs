@@ -168,9 +168,12 @@ fn outlined(work: &Mat, window: i32) -> Result<Option<(Quad, GridCheck, Ink)>> {
                 opencv::core::BORDER_CONSTANT,
             )?;
             // The background's own outline is the picture's (tiles and digits are holes in it).
+            // A card's corners are cut round, not faded: none is put back.
             let candidates = outlines(&closed, Scale::COARSE.smallest)?
                 .into_iter()
-                .flatten();
+                .flatten()
+                .filter(|o| !o.corner_put_back)
+                .map(|o| o.quad);
             let candidates =
                 candidates.filter(|o| o.area() < MOST_OF_THE_PICTURE * whole && squarish(o));
             for outline in candidates {

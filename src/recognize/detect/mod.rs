@@ -302,23 +302,34 @@ fn first_grid(
             // Outlined with the bars, a shape is only what lies inside it once a bar is left
             // out: anything else framing a grid was outlined before.
             let (quad, check) = match pass {
-                Pass::WithBars => match trimmed(work, &outline, look)? {
+                Pass::WithBars => match trimmed(work, &outline.quad, look)? {
                     Some(inside) => inside,
                     None => continue,
                 },
-                _ => checked(work, &work_view, &outline, look)?,
+                _ => checked(work, &work_view, &outline.quad, look)?,
             };
             tracing::trace!(?quad, score = check.score, ?pass, "grid candidate");
-            if best.as_ref().is_none_or(|(_, b)| check.score > b.score) {
+            let least = if outline.corner_put_back {
+                MIN_PUT_BACK_SCORE
+            } else {
+                MIN_GRID_SCORE
+            };
+            if check.score >= least && best.as_ref().is_none_or(|(_, b)| check.score > b.score) {
                 best = Some((quad, check));
             }
         }
-        if let Some(found) = best.filter(|(_, check)| check.score >= MIN_GRID_SCORE) {
+        if let Some(found) = best {
             return Ok(Some(found));
         }
     }
     Ok(None)
 }
+
+/// How clearly an outline with a corner put back (`Outline::corner_put_back`) must frame a
+/// grid: a faded corner of a blurred grid sliding into view, put back, framed it at 0.88-0.92;
+/// the chord of a border bowed by 0.45 of a cell, extended into its corner, at 0.61, and was
+/// then followed half a cell off.
+const MIN_PUT_BACK_SCORE: f64 = 0.75;
 
 /// `outline` or the same refined onto the printed border, whichever frames the grid more
 /// clearly, and how clearly: refinement usually helps, but can be pulled off by print touching
@@ -629,6 +640,37 @@ pub(crate) mod tests {
             found.quad
         );
         assert!(found.score > 0.5, "score {}", found.score);
+    }
+
+    #[test]
+    fn a_grid_whose_border_fades_across_a_corner_is_found_with_that_corner() {
+        // Cells of 40 px; the print faded across the top-left corner, from 1.3 cells along the
+        // top to 2.7 cells down the left side (a blurred newspaper grid sliding into view):
+        // too shallow a cut for the outline's first look, which put the corner where it
+        // begins, on the top border, and framed no grid.
+        let mut page = drawn_grid(640, 480, 100, 60, 360);
+        let faded = Vector::<Point>::from_iter([
+            Point::new(152, 60),
+            Point::new(152, 20),
+            Point::new(60, 20),
+            Point::new(60, 168),
+            Point::new(100, 168),
+        ]);
+        imgproc::fill_poly_def(
+            &mut page,
+            &Vector::<Vector<Point>>::from_iter([faded]),
+            Scalar::all(235.0),
+        )
+        .unwrap();
+        let truth = Quad([[100.0, 60.0], [460.0, 60.0], [460.0, 420.0], [100.0, 420.0]]);
+        for look in [Look::Only, Look::OneOfMany] {
+            let found = find_grid(&page, look).unwrap().expect("grid");
+            assert!(
+                found.quad.max_corner_distance(&truth) < 2.0,
+                "{look:?}: {:?}",
+                found.quad
+            );
+        }
     }
 
     #[test]

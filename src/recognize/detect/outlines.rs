@@ -1,6 +1,7 @@
 //! Step 1 of finding a grid ([`super`]): the largest four-cornered outlines of dark shapes in a
 //! picture's adaptive threshold, an outline with a corner or two cut off taken as the
-//! quadrilateral it was cut from, and a spiky shape also outlined by its solid parts.
+//! quadrilateral it was cut from (also when the cut is too shallow for the first look, by a
+//! closer one), and a spiky shape also outlined by its solid parts.
 
 use opencv::core::{Mat, Point, Scalar, Size, Vector};
 use opencv::imgproc;
@@ -20,7 +21,18 @@ pub fn outline_candidates(gray: &Mat) -> Result<Vec<Quad>> {
     Ok(outlines(&ink_mask(gray)?, Scale::COARSE.smallest)?
         .into_iter()
         .flatten()
+        .map(|outline| outline.quad)
         .collect())
+}
+
+/// One four-cornered outline of a shape, to be checked for a grid.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Outline {
+    pub quad: Quad,
+    /// A corner the first look smoothed over was put back by a closer one (see [`CLOSER`]):
+    /// extrapolated along the sides beside the cut, it is taken only where it frames a grid
+    /// clearly (a bowed border's chord, extended, frames one vaguely).
+    pub corner_put_back: bool,
 }
 
 /// Printed strokes in `gray` as a binary mask: locally dark and thin.
@@ -77,9 +89,10 @@ pub(super) fn masks(gray: &Mat) -> Result<(Mat, Mat)> {
 }
 
 /// The four-cornered outlines in a binary mask, largest first: per shape, its hull's four
-/// corners and, when the shape is spiky, the outlines of its solid parts (see [`SPIKY`]), to be
-/// told apart by how clearly each frames a grid.
-pub(super) fn outlines(binary: &Mat, smallest: f64) -> Result<Vec<Vec<Quad>>> {
+/// corners, the same with a corner put back where a closer look shows it cut (see [`CLOSER`])
+/// and, when the shape is spiky, the outlines of its solid parts (see [`SPIKY`]), to be told
+/// apart by how clearly each frames a grid.
+pub(super) fn outlines(binary: &Mat, smallest: f64) -> Result<Vec<Vec<Outline>>> {
     let (width, height) = (binary.cols(), binary.rows());
     let mut contours = Vector::<Vector<Point>>::new();
     imgproc::find_contours(
@@ -100,10 +113,28 @@ pub(super) fn outlines(binary: &Mat, smallest: f64) -> Result<Vec<Vec<Quad>>> {
     }
     sized.sort_by(|a, b| b.0.total_cmp(&a.0));
 
-    let mut found: Vec<Vec<Quad>> = Vec::new();
+    let mut found: Vec<Vec<Outline>> = Vec::new();
     let mut seen: Vec<Quad> = Vec::new();
     for (area, contour) in sized.iter().take(MAX_CANDIDATES * 3) {
-        let mut rivals: Vec<Quad> = quad_of(contour)?.into_iter().collect();
+        let mut rivals: Vec<Outline> = quad_of(contour, COARSE)?
+            .map(|quad| Outline {
+                quad,
+                corner_put_back: false,
+            })
+            .into_iter()
+            .collect();
+        // A corner cut short by less than the coarse look's tolerance is smoothed over, the
+        // quad's corner left where the cut begins (a blurred grid's border faded along a box):
+        // looked at closer, the cut shows and is put back.
+        let again = |o: &Outline, q: &Quad| o.quad.max_corner_distance(q) < 0.03 * q.mean_side();
+        if let Some(closer) = quad_of(contour, CLOSER)?
+            && !rivals.iter().any(|o| again(o, &closer))
+        {
+            rivals.push(Outline {
+                quad: closer,
+                corner_put_back: true,
+            });
+        }
         // A shape of strokes only (text, a scribble) has no part left solid once they are cut
         // away: its area is small against its outline's length.
         let strokes_only = *area < imgproc::arc_length(contour, true)? * min_side / 20.0;
@@ -111,13 +142,15 @@ pub(super) fn outlines(binary: &Mat, smallest: f64) -> Result<Vec<Vec<Quad>>> {
             // A part that is the hull's quad again (its corners a little rounded) is not
             // checked twice.
             for part in solid_parts(contour, min_side)? {
-                let again = |q: &Quad| q.max_corner_distance(&part) < 0.03 * q.mean_side();
-                if !rivals.iter().any(again) && part.area() >= BULK * area {
-                    rivals.push(part);
+                if !rivals.iter().any(|o| again(o, &part)) && part.area() >= BULK * area {
+                    rivals.push(Outline {
+                        quad: part,
+                        corner_put_back: false,
+                    });
                 }
             }
         }
-        rivals.retain(|quad| {
+        rivals.retain(|Outline { quad, .. }| {
             let duplicate = seen
                 .iter()
                 .any(|q| q.max_corner_distance(quad) < min_side * 0.02);
@@ -126,13 +159,13 @@ pub(super) fn outlines(binary: &Mat, smallest: f64) -> Result<Vec<Vec<Quad>>> {
         if rivals.is_empty() {
             continue;
         }
-        seen.extend(rivals.iter().copied());
+        seen.extend(rivals.iter().map(|o| o.quad));
         found.push(rivals);
         if found.len() == MAX_CANDIDATES {
             break;
         }
     }
-    found.sort_by(|a, b| b[0].area().total_cmp(&a[0].area()));
+    found.sort_by(|a, b| b[0].quad.area().total_cmp(&a[0].quad.area()));
     Ok(found)
 }
 
@@ -185,7 +218,7 @@ fn solid_parts(contour: &Vector<Point>, min_side: f64) -> Result<Vec<Quad>> {
     let mut quads = Vec::new();
     for part in parts.iter() {
         if imgproc::contour_area(&part, false)? >= min_side * min_side
-            && let Some(quad) = quad_of(&part)?
+            && let Some(quad) = quad_of(&part, COARSE)?
         {
             quads.push(quad);
         }
@@ -194,15 +227,24 @@ fn solid_parts(contour: &Vector<Point>, min_side: f64) -> Result<Vec<Quad>> {
     Ok(quads)
 }
 
-/// The convex quadrilateral that approximates a contour's hull, if it has four corners, or is
-/// a quadrilateral with a corner or two cut off (see [`corner_uncut`]): a grid whose border
-/// fades at a corner has an ink outline that turns in across the corner.
-fn quad_of(contour: &Vector<Point>) -> Result<Option<Quad>> {
+/// How far (a share of its perimeter) a hull's approximation may stray from it: the first
+/// look, which smooths over rounded corners and ragged edges.
+const COARSE: f64 = 0.03;
+
+/// The same for a closer look, which keeps a corner cut short by up to about this share of
+/// the perimeter (some 1.3 cells of a grid's side) as a corner cut, to be put back.
+const CLOSER: f64 = 0.015;
+
+/// The convex quadrilateral that approximates a contour's hull to within `tolerance` of its
+/// perimeter, if it has four corners, or is a quadrilateral with a corner or two cut off (see
+/// [`corner_uncut`]): a grid whose border fades at a corner has an ink outline that turns in
+/// across the corner.
+fn quad_of(contour: &Vector<Point>, tolerance: f64) -> Result<Option<Quad>> {
     let mut hull = Vector::<Point>::new();
     imgproc::convex_hull(contour, &mut hull, false, true)?;
     let perimeter = imgproc::arc_length(&hull, true)?;
     let mut approx = Vector::<Point>::new();
-    imgproc::approx_poly_dp(&hull, &mut approx, 0.03 * perimeter, true)?;
+    imgproc::approx_poly_dp(&hull, &mut approx, tolerance * perimeter, true)?;
     let mut points: Vec<[f64; 2]> = approx.iter().map(|p| [p.x as f64, p.y as f64]).collect();
     while (5..=6).contains(&points.len()) {
         match corner_uncut(&points) {
@@ -325,7 +367,7 @@ mod tests {
             Point::new(140, 190),
             Point::new(190, 140),
         ]);
-        let quad = quad_of(&contour).unwrap().expect("a quadrilateral");
+        let quad = quad_of(&contour, COARSE).unwrap().expect("a quadrilateral");
         let truth = Quad([
             [100.0, 100.0],
             [500.0, 100.0],
@@ -333,5 +375,47 @@ mod tests {
             [100.0, 500.0],
         ]);
         assert!(quad.max_corner_distance(&truth) < 1.0, "{quad:?}");
+    }
+
+    #[test]
+    fn a_corner_cut_short_within_the_coarse_tolerance_is_put_back_by_the_closer_look() {
+        // The ink outline's hull of a blurred newspaper grid sliding into a hand-held camera's
+        // view (hand-held bench, `image21`, frame 28, 960x540): the top-left box's outer lines
+        // faded, so the hull cuts across from the top border 1.3 cells in to the left border
+        // 2.7 cells down. The sides beside the cut meet at about (263.3, 144.2).
+        let hull = [
+            (576, 102),
+            (578, 104),
+            (598, 206),
+            (632, 431),
+            (635, 454),
+            (632, 457),
+            (613, 458),
+            (285, 469),
+            (271, 469),
+            (269, 468),
+            (268, 466),
+            (265, 244),
+            (265, 239),
+            (309, 138),
+            (327, 134),
+            (339, 132),
+            (358, 129),
+            (515, 108),
+            (523, 107),
+            (565, 102),
+        ];
+        let contour = Vector::<Point>::from_iter(hull.map(|(x, y)| Point::new(x, y)));
+        let corner = [263.3, 144.2];
+        let nearest = |quad: Quad| {
+            quad.0
+                .iter()
+                .map(|&p| distance(p, corner))
+                .fold(f64::MAX, f64::min)
+        };
+        let coarse = quad_of(&contour, COARSE).unwrap().expect("a quadrilateral");
+        assert!(nearest(coarse) > 40.0, "{coarse:?}");
+        let closer = quad_of(&contour, CLOSER).unwrap().expect("a quadrilateral");
+        assert!(nearest(closer) < 1.5, "{closer:?}");
     }
 }
