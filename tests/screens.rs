@@ -207,6 +207,7 @@ fn an_app_grid_with_no_printed_border_is_read_from_its_card_or_tiles() {
     // corner), photographed 7. Session 39 (sides on the lattice of the lines inside, no border
     // line followed or judged): photographed 11 of 16; on 64 other renders (seeds 1000+ and
     // 2000+, half photographed) 31 of 32 flat and 21 of 32 photographed drawn, none off.
+    // Session 47 (a card's corner cut by a highlighted cell put back): 12 -> 13 photographed.
     assert!(flat_read >= 15, "{flat_read} of 16 flat");
     assert!(wrong.is_empty(), "drawn wrong or off: {wrong:?}");
     assert!(drawn >= 9, "{drawn} of 16 photographed drawn");
@@ -304,8 +305,10 @@ fn an_app_grid_with_no_border_line_small_in_a_larger_picture_is_found() {
     // phone on the dark picture), 17 before the windows. The two dark phone screens on the dark
     // picture were drawn 3.0% off at a corner (the app's page strip to the picture taken in),
     // 1.77% with the outline rule alone (`recognize::SEEN_BORDER_AGREES`), under 1.5% now that a
-    // screen's border goes on its lattice (`Edge::ScreenLine`).
-    assert!(drawn >= 28, "{drawn} of {cases} drawn");
+    // screen's border goes on its lattice (`Edge::ScreenLine`). Session 47: 32 of 32, the two
+    // light phone screens at 0.7 found now that the card's corner, cut off by its highlighted
+    // (selected) cell, is put back (`detect::outlines::CLOSER`).
+    assert!(drawn >= 30, "{drawn} of {cases} drawn");
 }
 
 /// `screen` with a title bar printed flush against its grid's top border (`top`) or bottom one:

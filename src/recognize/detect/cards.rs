@@ -12,7 +12,9 @@ use opencv::prelude::*;
 use super::check::{GridCheck, check_grid};
 use super::corners::{Line, intersect, line_through, parabola_peak};
 use super::outlines::outlines;
-use super::{Detection, Edge, Ink, Look, MIN_GRID_SCORE, Scale, WORK_SIDE, shrink_factor};
+use super::{
+    Detection, Edge, Ink, Look, MIN_GRID_SCORE, MIN_PUT_BACK_SCORE, Scale, WORK_SIDE, shrink_factor,
+};
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance, warp};
 use crate::raster::{GrayView, morphed};
@@ -168,25 +170,26 @@ fn outlined(work: &Mat, window: i32) -> Result<Option<(Quad, GridCheck, Ink)>> {
                 opencv::core::BORDER_CONSTANT,
             )?;
             // The background's own outline is the picture's (tiles and digits are holes in it).
-            // A card's corners are cut round, not faded: none is put back.
             let candidates = outlines(&closed, Scale::COARSE.smallest)?
                 .into_iter()
                 .flatten()
-                .filter(|o| !o.corner_put_back)
-                .map(|o| o.quad);
-            let candidates =
-                candidates.filter(|o| o.area() < MOST_OF_THE_PICTURE * whole && squarish(o));
-            for outline in candidates {
+                .filter(|o| o.quad.area() < MOST_OF_THE_PICTURE * whole && squarish(&o.quad));
+            for candidate in candidates {
                 // A card shows its edge all round (a crossword's black squares, closed into a
                 // shape, framed a grid at 0.3 but have none); and, its corners cut round, the
                 // outline's sides may lie a few pixels askew of it.
-                let Some(outline) = edges_met(&work_view, &outline, edge_reach(&outline, 1.0))
-                else {
+                let reach = edge_reach(&candidate.quad, 1.0);
+                let Some(outline) = edges_met(&work_view, &candidate.quad, reach) else {
                     continue;
                 };
                 let check = check_grid(&lines, &outline, Look::Only)?;
                 tracing::trace!(?outline, score = check.score, "borderless grid candidate");
-                if check.score >= MIN_GRID_SCORE
+                let least = if candidate.corner_put_back {
+                    MIN_PUT_BACK_SCORE
+                } else {
+                    MIN_GRID_SCORE
+                };
+                if check.score >= least
                     && best.as_ref().is_none_or(|(_, c, _)| check.score > c.score)
                     && lattice_shows(work, &outline)?
                 {

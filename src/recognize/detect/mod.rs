@@ -329,7 +329,7 @@ fn first_grid(
 /// grid: a faded corner of a blurred grid sliding into view, put back, framed it at 0.88-0.92;
 /// the chord of a border bowed by 0.45 of a cell, extended into its corner, at 0.61, and was
 /// then followed half a cell off.
-const MIN_PUT_BACK_SCORE: f64 = 0.75;
+pub(super) const MIN_PUT_BACK_SCORE: f64 = 0.75;
 
 /// `outline` or the same refined onto the printed border, whichever frames the grid more
 /// clearly, and how clearly: refinement usually helps, but can be pulled off by print touching

@@ -123,18 +123,7 @@ pub(super) fn outlines(binary: &Mat, smallest: f64) -> Result<Vec<Vec<Outline>>>
             })
             .into_iter()
             .collect();
-        // A corner cut short by less than the coarse look's tolerance is smoothed over, the
-        // quad's corner left where the cut begins (a blurred grid's border faded along a box):
-        // looked at closer, the cut shows and is put back.
         let again = |o: &Outline, q: &Quad| o.quad.max_corner_distance(q) < 0.03 * q.mean_side();
-        if let Some(closer) = quad_of(contour, CLOSER)?
-            && !rivals.iter().any(|o| again(o, &closer))
-        {
-            rivals.push(Outline {
-                quad: closer,
-                corner_put_back: true,
-            });
-        }
         // A shape of strokes only (text, a scribble) has no part left solid once they are cut
         // away: its area is small against its outline's length.
         let strokes_only = *area < imgproc::arc_length(contour, true)? * min_side / 20.0;
@@ -150,16 +139,32 @@ pub(super) fn outlines(binary: &Mat, smallest: f64) -> Result<Vec<Vec<Outline>>>
                 }
             }
         }
+        // A corner cut short by less than the coarse look's tolerance is smoothed over, the
+        // quad's corner left where the cut begins (a blurred grid's border faded along a box):
+        // looked at closer, the cut shows and is put back, unless a solid part outlines the
+        // same quad plainly.
+        if let Some(closer) = quad_of(contour, CLOSER)?
+            && !rivals.iter().any(|o| again(o, &closer))
+        {
+            rivals.push(Outline {
+                quad: closer,
+                corner_put_back: true,
+            });
+        }
         rivals.retain(|Outline { quad, .. }| {
             let duplicate = seen
                 .iter()
                 .any(|q| q.max_corner_distance(quad) < min_side * 0.02);
             !duplicate && quad.sides().iter().all(|&s| s >= min_side)
         });
-        if rivals.is_empty() {
+        // A corner put back only rivals a plain outline of the same shape: a shape with none
+        // left takes no place among the candidates.
+        if rivals.iter().all(|o| o.corner_put_back) {
             continue;
         }
-        seen.extend(rivals.iter().map(|o| o.quad));
+        // A corner put back is a guess, held to a higher score: the same quad outlined plainly
+        // by another shape (its corner printed there) is still checked as plain.
+        seen.extend(rivals.iter().filter(|o| !o.corner_put_back).map(|o| o.quad));
         found.push(rivals);
         if found.len() == MAX_CANDIDATES {
             break;
@@ -231,9 +236,12 @@ fn solid_parts(contour: &Vector<Point>, min_side: f64) -> Result<Vec<Quad>> {
 /// look, which smooths over rounded corners and ragged edges.
 const COARSE: f64 = 0.03;
 
-/// The same for a closer look, which keeps a corner cut short by up to about this share of
-/// the perimeter (some 1.3 cells of a grid's side) as a corner cut, to be put back.
-const CLOSER: f64 = 0.015;
+/// The same for a closer look, which keeps a cut across a corner as a side of its own when
+/// its ends lie more than this share of the perimeter (a third of a grid's cell) off the chord
+/// the first look drew: a grid's border faded over a cell or so along one side and two or
+/// three along the other (the first look put the corner 0.7 of a cell up the border), to be
+/// put back.
+const CLOSER: f64 = 0.01;
 
 /// The convex quadrilateral that approximates a contour's hull to within `tolerance` of its
 /// perimeter, if it has four corners, or is a quadrilateral with a corner or two cut off (see
