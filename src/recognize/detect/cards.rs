@@ -12,9 +12,7 @@ use opencv::prelude::*;
 use super::check::{GridCheck, check_grid};
 use super::corners::{Line, intersect, line_through, parabola_peak};
 use super::outlines::outlines;
-use super::{
-    Detection, Edge, Ink, Look, MIN_GRID_SCORE, MIN_PUT_BACK_SCORE, Scale, WORK_SIDE, shrink_factor,
-};
+use super::{Detection, Edge, Ink, Look, Scale, WORK_SIDE, shrink_factor};
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance, warp};
 use crate::raster::{GrayView, morphed};
@@ -184,12 +182,7 @@ fn outlined(work: &Mat, window: i32) -> Result<Option<(Quad, GridCheck, Ink)>> {
                 };
                 let check = check_grid(&lines, &outline, Look::Only)?;
                 tracing::trace!(?outline, score = check.score, "borderless grid candidate");
-                let least = if candidate.corner_put_back {
-                    MIN_PUT_BACK_SCORE
-                } else {
-                    MIN_GRID_SCORE
-                };
-                if check.score >= least
+                if check.score >= candidate.least_score()
                     && best.as_ref().is_none_or(|(_, c, _)| check.score > c.score)
                     && lattice_shows(work, &outline)?
                 {

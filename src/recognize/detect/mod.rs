@@ -309,12 +309,9 @@ fn first_grid(
                 _ => checked(work, &work_view, &outline.quad, look)?,
             };
             tracing::trace!(?quad, score = check.score, ?pass, "grid candidate");
-            let least = if outline.corner_put_back {
-                MIN_PUT_BACK_SCORE
-            } else {
-                MIN_GRID_SCORE
-            };
-            if check.score >= least && best.as_ref().is_none_or(|(_, b)| check.score > b.score) {
+            if check.score >= outline.least_score()
+                && best.as_ref().is_none_or(|(_, b)| check.score > b.score)
+            {
                 best = Some((quad, check));
             }
         }
@@ -324,12 +321,6 @@ fn first_grid(
     }
     Ok(None)
 }
-
-/// How clearly an outline with a corner put back (`Outline::corner_put_back`) must frame a
-/// grid: a faded corner of a blurred grid sliding into view, put back, framed it at 0.88-0.92;
-/// the chord of a border bowed by 0.45 of a cell, extended into its corner, at 0.61, and was
-/// then followed half a cell off.
-pub(super) const MIN_PUT_BACK_SCORE: f64 = 0.75;
 
 /// `outline` or the same refined onto the printed border, whichever frames the grid more
 /// clearly, and how clearly: refinement usually helps, but can be pulled off by print touching

@@ -7,8 +7,8 @@ use opencv::core::{Mat, Point, Scalar, Size, Vector};
 use opencv::imgproc;
 use opencv::prelude::*;
 
-use super::Scale;
 use super::corners::intersect;
+use super::{MIN_GRID_SCORE, Scale};
 use crate::error::Result;
 use crate::geometry::{Quad, distance};
 use crate::raster::morphed;
@@ -34,6 +34,23 @@ pub(super) struct Outline {
     /// clearly (a bowed border's chord, extended, frames one vaguely).
     pub corner_put_back: bool,
 }
+
+impl Outline {
+    /// How clearly this outline must frame a grid to be taken.
+    pub fn least_score(&self) -> f64 {
+        if self.corner_put_back {
+            MIN_PUT_BACK_SCORE
+        } else {
+            MIN_GRID_SCORE
+        }
+    }
+}
+
+/// How clearly an outline with a corner put back must frame a grid: a faded corner of a
+/// blurred grid sliding into view or of a photo washed out there, put back, framed it at
+/// 0.86-0.92; the chord of a border bowed by 0.45 of a cell, extended into its corner, at 0.61,
+/// and was then followed half a cell off.
+const MIN_PUT_BACK_SCORE: f64 = 0.75;
 
 /// Printed strokes in `gray` as a binary mask: locally dark and thin.
 fn ink_mask(gray: &Mat) -> Result<Mat> {
