@@ -133,7 +133,9 @@ pub(super) fn outlines(binary: &Mat, smallest: f64) -> Result<Vec<Vec<Outline>>>
     let mut found: Vec<Vec<Outline>> = Vec::new();
     let mut seen: Vec<Quad> = Vec::new();
     for (area, contour) in sized.iter().take(MAX_CANDIDATES * 3) {
-        let mut rivals: Vec<Outline> = quad_of(contour, COARSE)?
+        // One hull for every look at the shape.
+        let hull = hull_of(contour)?;
+        let mut rivals: Vec<Outline> = quad_of(&hull, COARSE)?
             .map(|quad| Outline {
                 quad,
                 corner_put_back: false,
@@ -144,7 +146,7 @@ pub(super) fn outlines(binary: &Mat, smallest: f64) -> Result<Vec<Vec<Outline>>>
         // A shape of strokes only (text, a scribble) has no part left solid once they are cut
         // away: its area is small against its outline's length.
         let strokes_only = *area < imgproc::arc_length(contour, true)? * min_side / 20.0;
-        if !strokes_only && *area < SPIKY * hull_area(contour)? {
+        if !strokes_only && *area < SPIKY * imgproc::contour_area(&hull, false)? {
             // A part that is the hull's quad again (its corners a little rounded) is not
             // checked twice.
             for part in solid_parts(contour, min_side)? {
@@ -160,7 +162,7 @@ pub(super) fn outlines(binary: &Mat, smallest: f64) -> Result<Vec<Vec<Outline>>>
         // quad's corner left where the cut begins (a blurred grid's border faded along a box):
         // looked at closer, the cut shows and is put back, unless a solid part outlines the
         // same quad plainly.
-        if let Some(closer) = quad_of(contour, CLOSER)?
+        if let Some(closer) = quad_of(&hull, CLOSER)?
             && !rivals.iter().any(|o| again(o, &closer))
         {
             rivals.push(Outline {
@@ -200,11 +202,11 @@ const SPIKY: f64 = 0.95;
 /// shape (this share of its area, at least): what is cut from a grid is thin.
 const BULK: f64 = 0.5;
 
-/// The area of a contour's convex hull.
-fn hull_area(contour: &Vector<Point>) -> Result<f64> {
+/// A contour's convex hull.
+fn hull_of(contour: &Vector<Point>) -> Result<Vector<Point>> {
     let mut hull = Vector::<Point>::new();
     imgproc::convex_hull(contour, &mut hull, false, true)?;
-    Ok(imgproc::contour_area(&hull, false)?)
+    Ok(hull)
 }
 
 /// The four-cornered outlines of what a spiky contour encloses once its thin parts (lines,
@@ -240,7 +242,7 @@ fn solid_parts(contour: &Vector<Point>, min_side: f64) -> Result<Vec<Quad>> {
     let mut quads = Vec::new();
     for part in parts.iter() {
         if imgproc::contour_area(&part, false)? >= min_side * min_side
-            && let Some(quad) = quad_of(&part, COARSE)?
+            && let Some(quad) = quad_of(&hull_of(&part)?, COARSE)?
         {
             quads.push(quad);
         }
@@ -260,16 +262,14 @@ const COARSE: f64 = 0.03;
 /// put back.
 const CLOSER: f64 = 0.01;
 
-/// The convex quadrilateral that approximates a contour's hull to within `tolerance` of its
+/// The convex quadrilateral that approximates a contour's `hull` to within `tolerance` of its
 /// perimeter, if it has four corners, or is a quadrilateral with a corner or two cut off (see
 /// [`corner_uncut`]): a grid whose border fades at a corner has an ink outline that turns in
 /// across the corner.
-fn quad_of(contour: &Vector<Point>, tolerance: f64) -> Result<Option<Quad>> {
-    let mut hull = Vector::<Point>::new();
-    imgproc::convex_hull(contour, &mut hull, false, true)?;
-    let perimeter = imgproc::arc_length(&hull, true)?;
+fn quad_of(hull: &Vector<Point>, tolerance: f64) -> Result<Option<Quad>> {
+    let perimeter = imgproc::arc_length(hull, true)?;
     let mut approx = Vector::<Point>::new();
-    imgproc::approx_poly_dp(&hull, &mut approx, tolerance * perimeter, true)?;
+    imgproc::approx_poly_dp(hull, &mut approx, tolerance * perimeter, true)?;
     let mut points: Vec<[f64; 2]> = approx.iter().map(|p| [p.x as f64, p.y as f64]).collect();
     while (5..=6).contains(&points.len()) {
         match corner_uncut(&points) {
@@ -392,7 +392,8 @@ mod tests {
             Point::new(140, 190),
             Point::new(190, 140),
         ]);
-        let quad = quad_of(&contour, COARSE).unwrap().expect("a quadrilateral");
+        let hull = hull_of(&contour).unwrap();
+        let quad = quad_of(&hull, COARSE).unwrap().expect("a quadrilateral");
         let truth = Quad([
             [100.0, 100.0],
             [500.0, 100.0],
@@ -408,7 +409,7 @@ mod tests {
         // view (hand-held bench, `image21`, frame 28, 960x540): the top-left box's outer lines
         // faded, so the hull cuts across from the top border 1.3 cells in to the left border
         // 2.7 cells down. The sides beside the cut meet at about (263.3, 144.2).
-        let hull = [
+        let points = [
             (576, 102),
             (578, 104),
             (598, 206),
@@ -430,7 +431,7 @@ mod tests {
             (523, 107),
             (565, 102),
         ];
-        let contour = Vector::<Point>::from_iter(hull.map(|(x, y)| Point::new(x, y)));
+        let contour = Vector::<Point>::from_iter(points.map(|(x, y)| Point::new(x, y)));
         let corner = [263.3, 144.2];
         let nearest = |quad: Quad| {
             quad.0
@@ -438,9 +439,10 @@ mod tests {
                 .map(|&p| distance(p, corner))
                 .fold(f64::MAX, f64::min)
         };
-        let coarse = quad_of(&contour, COARSE).unwrap().expect("a quadrilateral");
+        let hull = hull_of(&contour).unwrap();
+        let coarse = quad_of(&hull, COARSE).unwrap().expect("a quadrilateral");
         assert!(nearest(coarse) > 40.0, "{coarse:?}");
-        let closer = quad_of(&contour, CLOSER).unwrap().expect("a quadrilateral");
+        let closer = quad_of(&hull, CLOSER).unwrap().expect("a quadrilateral");
         assert!(nearest(closer) < 1.5, "{closer:?}");
     }
 }
