@@ -4,7 +4,7 @@
 //! Naming follows the `a_from_b` convention: `image_from_grid` maps grid coordinates to image
 //! pixels. Grid coordinates run from (0, 0) at the top-left corner to (1, 1) at the bottom-right.
 
-use opencv::core::{Mat, Point2f};
+use opencv::core::{Mat, Point2f, Vector};
 use opencv::prelude::*;
 
 pub type Point = [f64; 2];
@@ -218,6 +218,40 @@ impl Homography {
 
     pub fn translation(dx: f64, dy: f64) -> Homography {
         Homography([1.0, 0.0, dx, 0.0, 1.0, dy, 0.0, 0.0, 1.0])
+    }
+
+    /// The homography taking `from` to `to` (point by point), fitted robustly (USAC), and how
+    /// many points lie within `distance` of where it puts them; None when fewer than
+    /// `min_inliers` do.
+    pub fn fit(
+        from: &Vector<Point2f>,
+        to: &Vector<Point2f>,
+        distance: f64,
+        min_inliers: usize,
+    ) -> opencv::Result<Option<(Homography, usize)>> {
+        if from.len() < min_inliers {
+            return Ok(None);
+        }
+        let mut mask = Mat::default();
+        let fitted = opencv::calib3d::find_homography(
+            from,
+            to,
+            &mut mask,
+            opencv::calib3d::USAC_FAST,
+            distance,
+        )?;
+        if fitted.empty() {
+            return Ok(None);
+        }
+        let inliers = opencv::core::count_non_zero(&mask)? as usize;
+        if inliers < min_inliers {
+            return Ok(None);
+        }
+        let mut h = [0.0; 9];
+        for (k, value) in h.iter_mut().enumerate() {
+            *value = *fitted.at_2d::<f64>((k / 3) as i32, (k % 3) as i32)?;
+        }
+        Ok(Some((Homography(h), inliers)))
     }
 
     /// The 3x3 `CV_64F` matrix OpenCV's warping functions take.

@@ -443,9 +443,10 @@ fn placed(
 
 /// Whether the grid is cut by the picture's edge (`gray` is the picture laid in a `margin`):
 /// the lines followed inside it, a cell apart, put a corner beyond the edge by more than
-/// [`BEYOND_THE_EDGE`] of a cell where the outline (`quad`) keeps it inside, along the cut.
-/// Drawn by the outline, the cut column was squeezed into what is left of it (photos cut 0.3-0.6
-/// of a cell inside the border: a corner 0.3-0.5 of a cell off).
+/// [`BEYOND_THE_EDGE`] of a cell, and the outline (`quad`) lies elsewhere ([`ELSEWHERE`]). Drawn by the outline, the cut column was squeezed into what is left of it
+/// (photos cut 0.3-0.6 of a cell inside the border: a corner 0.3-0.5 of a cell off); so it was
+/// where the outline kept only one corner of the cut side inside, the other being the lines'
+/// (a corner 0.34 of a cell off).
 fn cut_by_the_edge(gray: &Mat, margin: f64, quad: &Quad, along: &Quad) -> bool {
     use opencv::prelude::MatTraitConst;
     let (right, bottom) = (
@@ -454,13 +455,17 @@ fn cut_by_the_edge(gray: &Mat, margin: f64, quad: &Quad, along: &Quad) -> bool {
     );
     let beyond = |[x, y]: [f64; 2]| (margin - x).max(x - right).max(margin - y).max(y - bottom);
     let cell = along.mean_side() / 9.0;
-    quad.0.iter().zip(along.0).any(|(&given, followed)| {
-        beyond(followed) > BEYOND_THE_EDGE * cell && beyond(given) < 0.5 * BEYOND_THE_EDGE * cell
-    })
+    along
+        .0
+        .iter()
+        .any(|&followed| beyond(followed) > BEYOND_THE_EDGE * cell)
+        && quad.max_corner_distance(along) > ELSEWHERE * cell
 }
 
-/// See [`cut_by_the_edge`].
+/// See [`cut_by_the_edge`]: how far beyond the edge (cells) the lines must put a corner, and
+/// how far from them the outline must lie somewhere.
 const BEYOND_THE_EDGE: f64 = 0.15;
+const ELSEWHERE: f64 = 0.1;
 
 /// Whether the cells, drawn at `quad` along `bend`, would lie clearly beside the printed lines
 /// in `gray` (ink dark), of `lines`.

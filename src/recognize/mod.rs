@@ -18,11 +18,11 @@ pub mod verdict;
 
 use std::time::{Duration, Instant};
 
-use opencv::core::Mat;
+use opencv::core::{Mat, Point2f, Vector};
 
 use crate::bend::{Bend, Lattice};
 use crate::error::Result;
-use crate::geometry::{Homography, Quad, distance};
+use crate::geometry::{Homography, Point, Quad, distance};
 use crate::raster::GrayView;
 use detect::Edge;
 use read::{DigitReader, GridReading};
@@ -180,38 +180,114 @@ struct Cut {
 /// paper's edge), the lines place it from the lines inside it, and the corner given is kept if
 /// it agrees with that; if it is further off (found on the first inner line, say), the lines'
 /// corner is taken: the overlay would otherwise be drawn that far off while the cells read
-/// right.
+/// right. Where the outline runs along the picture's edge and the lines inside put the grid
+/// beyond it, they are followed again from where they put it ([`beyond_the_picture`]).
 fn cut_along_lines(gray: &Mat, quad: &Quad, edge: Edge, follow: Follow) -> Result<Option<Cut>> {
-    let Some(fitted) = cells::rectify_along_lines(gray, quad, edge)? else {
+    let Some(cut) = follow_lines(gray, quad, edge)? else {
         return Ok(None);
     };
-    let (corners, on_lines) = outline(&fitted.lattice.corners(), fitted.border_seen, quad);
+    if let Some(inside) = beyond_the_picture(gray, quad, &cut.lattice)?
+        && let Some(again) = follow_lines(gray, &inside, edge)?
+    {
+        tracing::debug!(
+            ?inside,
+            "the grid runs beyond the picture's edge: lines followed again"
+        );
+        return Ok(Some(again));
+    }
     // A border not seen where the corners given put it may have been beyond the lines' reach
     // (the corners far off): follow the lines once more from where they put it. So may a
     // border they saw but only reached part of the way to (the corners given half a cell off
     // on a small grid): they put it nearer, and followed again from there, where it is.
-    let refollow = moved_on_unseen_border(&corners, quad, fitted.border_seen)
+    let refollow = moved_on_unseen_border(&cut.quad, quad, cut.border_seen)
         || (follow == Follow::AgainIfMoved
-            && corners.max_corner_distance(quad) > REFOLLOW_SEEN * corners.mean_side() / 9.0);
-    if refollow && let Some(again) = cells::rectify_along_lines(gray, &corners, edge)? {
-        let (again_corners, on_lines) =
-            outline(&again.lattice.corners(), again.border_seen, &corners);
-        return Ok(Some(Cut {
-            rectified: again.rectified,
-            quad: again_corners,
-            on_lines,
-            border_seen: again.border_seen,
-            lattice: again.lattice,
-        }));
+            && cut.quad.max_corner_distance(quad) > REFOLLOW_SEEN * cut.quad.mean_side() / 9.0);
+    if refollow && let Some(again) = follow_lines(gray, &cut.quad, edge)? {
+        return Ok(Some(again));
     }
-    Ok(Some(Cut {
-        rectified: fitted.rectified,
-        quad: corners,
-        on_lines,
-        border_seen: fitted.border_seen,
-        lattice: fitted.lattice,
-    }))
+    Ok(Some(cut))
 }
+
+/// The grid cut along the lines followed from the corners `given` once, its outline taken from
+/// both (see [`outline`]); None when they can't be followed.
+fn follow_lines(gray: &Mat, given: &Quad, edge: Edge) -> Result<Option<Cut>> {
+    Ok(
+        cells::rectify_along_lines(gray, given, edge)?.map(|fitted| {
+            let (quad, on_lines) = outline(&fitted.lattice.corners(), fitted.border_seen, given);
+            Cut {
+                rectified: fitted.rectified,
+                quad,
+                on_lines,
+                border_seen: fitted.border_seen,
+                lattice: fitted.lattice,
+            }
+        }),
+    )
+}
+
+/// Where the outline `quad` runs along the picture's edge (both corners of a side within
+/// [`AT_THE_EDGE`] of a cell of it), the grid may be cut there, the outline running along the
+/// cut rather than the border; from it the lines are looked for up to half a cell off their
+/// places, where they latch onto digits (a photo cut 0.6 of a cell inside its left border: the
+/// first box line followed onto an 8 in the top row, the grid drawn 0.57 of a cell off). The
+/// lines inside then still lie as printed: the homography of their crossings (all but the
+/// border lines', fitted robustly) places the corners, and when it puts a corner of such a side
+/// beyond the picture ([`BEYOND_THE_PICTURE`]) and one of that side's corners
+/// [`INSIDE_MOVES`] further out or in than the lines followed put it, those corners are
+/// returned, to follow the lines again from. Only across the edge: along it, that homography
+/// carried far may put a corner a fifth of a cell off on paper curving a little, where the lines
+/// followed had it right.
+fn beyond_the_picture(gray: &Mat, quad: &Quad, lattice: &Lattice) -> Result<Option<Quad>> {
+    use opencv::prelude::MatTraitConst;
+    let (right, bottom) = (gray.cols() as f64 - 1.0, gray.rows() as f64 - 1.0);
+    // How far beyond each of the picture's edges (left, right, top, bottom) a point lies.
+    let beyond = |[x, y]: Point| [-x, x - right, -y, y - bottom];
+    let cell = quad.mean_side() / 9.0;
+    let ends = [[0, 1], [1, 2], [2, 3], [3, 0]];
+    // The picture's edges some side of the outline runs along, with that side's corners.
+    let cut: Vec<(usize, [usize; 2])> = (0..4)
+        .flat_map(|edge| ends.map(|side| (edge, side)))
+        .filter(|&(edge, side)| {
+            side.iter()
+                .all(|&i| beyond(quad.0[i])[edge] > -AT_THE_EDGE * cell)
+        })
+        .collect();
+    if cut.is_empty() {
+        return Ok(None);
+    }
+    let (mut from, mut to) = (Vector::<Point2f>::new(), Vector::<Point2f>::new());
+    for (r, row) in lattice.0.iter().enumerate().take(9).skip(1) {
+        for (c, &[x, y]) in row.iter().enumerate().take(9).skip(1) {
+            from.push(Point2f::new(c as f32 / 9.0, r as f32 / 9.0));
+            to.push(Point2f::new(x as f32, y as f32));
+        }
+    }
+    let Some((image_from_grid, _)) = Homography::fit(&from, &to, INSIDE_FITS * cell, INSIDE_AGREE)?
+    else {
+        return Ok(None);
+    };
+    let inside = Quad(Quad::UNIT.0.map(|p| image_from_grid.apply(p)));
+    let followed = lattice.corners();
+    let moved = cut.iter().any(|&(edge, side)| {
+        let out = |i: usize| beyond(inside.0[i])[edge];
+        side.iter().any(|&i| out(i) > BEYOND_THE_PICTURE * cell)
+            && side
+                .iter()
+                .any(|&i| (out(i) - beyond(followed.0[i])[edge]).abs() > INSIDE_MOVES * cell)
+    });
+    Ok(moved.then_some(inside))
+}
+
+/// See [`beyond_the_picture`]: how near the picture's edge (cells; beyond it counts too) an
+/// outline's side must lie to be taken for a cut, how far beyond it (cells) the lines inside
+/// must put a corner, and how far from where the lines followed put the corners.
+const AT_THE_EDGE: f64 = 0.5;
+const BEYOND_THE_PICTURE: f64 = 0.1;
+const INSIDE_MOVES: f64 = 0.15;
+/// How near (cells) the inner lines' crossings must lie to their homography, and how many of
+/// the 64 must.
+const INSIDE_FITS: f64 = 0.08;
+const INSIDE_AGREE: usize = 40;
 
 /// How much more clearly ([`detect::grid_score`]) an outline a cell wider must frame a grid
 /// than the one cut short to be taken over it.
@@ -490,6 +566,66 @@ mod tests {
     use super::*;
     use opencv::core::{Rect, Scalar};
     use opencv::imgproc;
+
+    /// A grid cut by a picture's left edge 0.7 of a cell inside its border (700 x 900 px, 80 px
+    /// cells): its lines as followed from an outline along the cut, the three columns beside it
+    /// squeezed into what is left of them.
+    fn cut_on_the_left() -> (Mat, Quad, Lattice, Quad) {
+        let picture =
+            Mat::new_rows_cols_with_default(900, 700, opencv::core::CV_8UC1, Scalar::all(200.0))
+                .unwrap();
+        let printed = Quad([
+            [-56.0, 100.0],
+            [664.0, 110.0],
+            [654.0, 830.0],
+            [-46.0, 820.0],
+        ]);
+        let truth = Lattice::flat(&printed).unwrap();
+        let outline = Quad([[2.0, 101.0], [664.0, 110.0], [654.0, 830.0], [2.0, 821.0]]);
+        let followed = Lattice(std::array::from_fn(|r| {
+            std::array::from_fn(|c| {
+                let [x, y] = truth.0[r][c];
+                if c >= 3 {
+                    return [x, y];
+                }
+                let third = truth.0[r][3][0];
+                [2.0 + (third - 2.0) * c as f64 / 3.0, y]
+            })
+        }));
+        (picture, outline, followed, printed)
+    }
+
+    #[test]
+    fn the_lines_inside_place_a_grid_cut_by_the_pictures_edge_beyond_it() {
+        let (picture, outline, followed, printed) = cut_on_the_left();
+        let inside = beyond_the_picture(&picture, &outline, &followed)
+            .unwrap()
+            .expect("the lines inside put the left border beyond the picture");
+        assert!(inside.max_corner_distance(&printed) < 1.0, "{inside:?}");
+    }
+
+    #[test]
+    fn a_grid_whole_in_the_picture_with_its_border_along_the_edge_is_left_as_followed() {
+        let (picture, _, _, _) = cut_on_the_left();
+        let printed = Quad([[2.0, 100.0], [664.0, 110.0], [654.0, 830.0], [2.0, 820.0]]);
+        let followed = Lattice::flat(&printed).unwrap();
+        assert_eq!(
+            beyond_the_picture(&picture, &printed, &followed).unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn a_grid_cut_by_the_edge_followed_right_is_left_as_followed() {
+        // The lines followed from the cut found the column lines where they are printed, and
+        // carried the border on beyond the picture.
+        let (picture, outline, _, printed) = cut_on_the_left();
+        let followed = Lattice::flat(&printed).unwrap();
+        assert_eq!(
+            beyond_the_picture(&picture, &outline, &followed).unwrap(),
+            None
+        );
+    }
 
     #[test]
     fn a_border_a_cell_out_is_told_from_one_bulging_between_the_corners() {

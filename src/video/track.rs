@@ -122,7 +122,9 @@ pub fn track(
             to.push(p);
         }
     }
-    let Some((small_from_units, inliers)) = fit(&from, &to, INLIER_DISTANCE, MIN_INLIERS)? else {
+    let Some((small_from_units, inliers)) =
+        Homography::fit(&from, &to, INLIER_DISTANCE, MIN_INLIERS)?
+    else {
         tracing::trace!(found = from.len(), "too few crossings agree");
         return Ok(None);
     };
@@ -282,7 +284,7 @@ impl Anchor {
         }
         // Where each reference point is in the current rectified picture.
         let Some((current_from_reference, inliers)) =
-            fit(&from, &to, ANCHOR_DISTANCE, MIN_ANCHORED)?
+            Homography::fit(&from, &to, ANCHOR_DISTANCE, MIN_ANCHORED)?
         else {
             tracing::trace!(
                 followed = from.len(),
@@ -718,39 +720,6 @@ fn flow(
         1e-4,
     )?;
     Ok(status.iter().map(|s| s == 1).collect())
-}
-
-/// The homography taking `from` to `to`, fitted by RANSAC, and how many points agree with it;
-/// None when fewer than `min_inliers` do.
-fn fit(
-    from: &Vector<Point2f>,
-    to: &Vector<Point2f>,
-    distance: f64,
-    min_inliers: usize,
-) -> Result<Option<(Homography, usize)>> {
-    if from.len() < min_inliers {
-        return Ok(None);
-    }
-    let mut mask = Mat::default();
-    let fitted = opencv::calib3d::find_homography(
-        from,
-        to,
-        &mut mask,
-        opencv::calib3d::USAC_FAST,
-        distance,
-    )?;
-    if fitted.empty() {
-        return Ok(None);
-    }
-    let inliers = opencv::core::count_non_zero(&mask)? as usize;
-    if inliers < min_inliers {
-        return Ok(None);
-    }
-    let mut h = [0.0; 9];
-    for (k, value) in h.iter_mut().enumerate() {
-        *value = *fitted.at_2d::<f64>((k / 3) as i32, (k % 3) as i32)?;
-    }
-    Ok(Some((Homography(h), inliers)))
 }
 
 #[cfg(test)]
