@@ -186,14 +186,35 @@ fn cut_along_lines(gray: &Mat, quad: &Quad, edge: Edge, follow: Follow) -> Resul
     let Some(cut) = follow_lines(gray, quad, edge)? else {
         return Ok(None);
     };
-    if let Some(inside) = beyond_the_picture(gray, quad, &cut.lattice)?
-        && let Some(again) = follow_lines(gray, &inside, edge)?
-    {
-        tracing::debug!(
-            ?inside,
-            "the grid runs beyond the picture's edge: lines followed again"
-        );
-        return Ok(Some(again));
+    if let Some(start) = beyond_the_picture(gray, quad, &cut.lattice)? {
+        let cell = start.mean_side() / 9.0;
+        let beyond = beyond_the_edges(gray);
+        let runs_beyond = |quad: &Quad| {
+            quad.0
+                .iter()
+                .any(|&p| beyond(p).iter().any(|&out| out > BEYOND_THE_PICTURE * cell))
+        };
+        if let Some(again) = follow_lines(gray, &start, edge)?
+            && runs_beyond(&again.quad)
+        {
+            tracing::debug!(
+                ?start,
+                "the grid runs beyond the picture's edge: followed again"
+            );
+            return Ok(Some(again));
+        }
+        // Followed again, a border was "seen" along the cut (0.2 of a cell inside where the
+        // lines first put it, the grid no longer beyond the picture): the lines first followed
+        // stand, where they gave the corners.
+        let followed = cut.lattice.corners();
+        if start == followed {
+            tracing::debug!("the grid runs beyond the picture's edge: cut by the lines' corners");
+            return Ok(Some(Cut {
+                quad: followed,
+                on_lines: true,
+                ..cut
+            }));
+        }
     }
     // A border not seen where the corners given put it may have been beyond the lines' reach
     // (the corners far off): follow the lines once more from where they put it. So may a
@@ -227,32 +248,31 @@ fn follow_lines(gray: &Mat, given: &Quad, edge: Edge) -> Result<Option<Cut>> {
 
 /// Where the outline `quad` runs along the picture's edge (both corners of a side within
 /// [`AT_THE_EDGE`] of a cell of it), the grid may be cut there, the outline running along the
-/// cut rather than the border; from it the lines are looked for up to half a cell off their
-/// places, where they latch onto digits (a photo cut 0.6 of a cell inside its left border: the
-/// first box line followed onto an 8 in the top row, the grid drawn 0.57 of a cell off). The
-/// lines inside then still lie as printed: the homography of their crossings (all but the
-/// border lines', fitted robustly) places the corners, and when it puts a corner of such a side
-/// beyond the picture ([`BEYOND_THE_PICTURE`]) and one of that side's corners
-/// [`INSIDE_MOVES`] further out or in than the lines followed put it, those corners are
-/// returned, to follow the lines again from. Only across the edge: along it, that homography
-/// carried far may put a corner a fifth of a cell off on paper curving a little, where the lines
-/// followed had it right.
+/// cut rather than the border: the corners to follow the lines again from when it is. The lines
+/// inside still lie as printed: the homography of their crossings (all but the border lines',
+/// fitted robustly) places the corners, and when it puts a corner of such a side beyond the
+/// picture ([`BEYOND_THE_PICTURE`]), the grid is cut. The lines' own corners are returned, not
+/// the outline's (its corner on the cut was kept as agreeing with them, and the lines followed
+/// again from it: a corner 0.34 of a cell off, on the picture's edge); or that homography's,
+/// where it puts a corner of the cut side [`INSIDE_MOVES`] further out or in than the lines
+/// did, for from the outline along the cut they were looked for up to half a cell off their
+/// places and latched onto digits (a photo cut 0.6 of a cell inside its left border: the first
+/// box line followed onto an 8 in the top row, the grid drawn 0.57 of a cell off). Only across
+/// the edge: along it, that homography carried far may put a corner a fifth of a cell off on
+/// paper curving a little, where the lines had it right.
 fn beyond_the_picture(gray: &Mat, quad: &Quad, lattice: &Lattice) -> Result<Option<Quad>> {
-    use opencv::prelude::MatTraitConst;
-    let (right, bottom) = (gray.cols() as f64 - 1.0, gray.rows() as f64 - 1.0);
-    // How far beyond each of the picture's edges (left, right, top, bottom) a point lies.
-    let beyond = |[x, y]: Point| [-x, x - right, -y, y - bottom];
+    let beyond = beyond_the_edges(gray);
     let cell = quad.mean_side() / 9.0;
     let ends = [[0, 1], [1, 2], [2, 3], [3, 0]];
     // The picture's edges some side of the outline runs along, with that side's corners.
-    let cut: Vec<(usize, [usize; 2])> = (0..4)
+    let along: Vec<(usize, [usize; 2])> = (0..4)
         .flat_map(|edge| ends.map(|side| (edge, side)))
         .filter(|&(edge, side)| {
             side.iter()
                 .all(|&i| beyond(quad.0[i])[edge] > -AT_THE_EDGE * cell)
         })
         .collect();
-    if cut.is_empty() {
+    if along.is_empty() {
         return Ok(None);
     }
     let (mut from, mut to) = (Vector::<Point2f>::new(), Vector::<Point2f>::new());
@@ -268,14 +288,28 @@ fn beyond_the_picture(gray: &Mat, quad: &Quad, lattice: &Lattice) -> Result<Opti
     };
     let inside = Quad(Quad::UNIT.0.map(|p| image_from_grid.apply(p)));
     let followed = lattice.corners();
-    let moved = cut.iter().any(|&(edge, side)| {
-        let out = |i: usize| beyond(inside.0[i])[edge];
-        side.iter().any(|&i| out(i) > BEYOND_THE_PICTURE * cell)
-            && side
-                .iter()
-                .any(|&i| (out(i) - beyond(followed.0[i])[edge]).abs() > INSIDE_MOVES * cell)
+    let out = |quad: &Quad, i: usize, edge: usize| beyond(quad.0[i])[edge];
+    let cut = along.iter().filter(|&&(edge, side)| {
+        side.iter()
+            .any(|&i| out(&inside, i, edge) > BEYOND_THE_PICTURE * cell)
     });
-    Ok(moved.then_some(inside))
+    let mut start = None;
+    for &(edge, side) in cut {
+        let by = |i: usize| (out(&inside, i, edge) - out(&followed, i, edge)).abs();
+        if side.iter().any(|&i| by(i) > INSIDE_MOVES * cell) {
+            return Ok(Some(inside));
+        }
+        start = Some(followed);
+    }
+    Ok(start)
+}
+
+/// How far beyond each of the edges of the picture `gray` (left, right, top, bottom) a point
+/// lies, in pixels (negative inside).
+fn beyond_the_edges(gray: &Mat) -> impl Fn(Point) -> [f64; 4] {
+    use opencv::prelude::MatTraitConst;
+    let (right, bottom) = (gray.cols() as f64 - 1.0, gray.rows() as f64 - 1.0);
+    move |[x, y]: Point| [-x, x - right, -y, y - bottom]
 }
 
 /// See [`beyond_the_picture`]: how near the picture's edge (cells; beyond it counts too) an
@@ -616,15 +650,13 @@ mod tests {
     }
 
     #[test]
-    fn a_grid_cut_by_the_edge_followed_right_is_left_as_followed() {
+    fn a_grid_cut_by_the_edge_followed_right_is_followed_again_from_the_lines_not_the_cut() {
         // The lines followed from the cut found the column lines where they are printed, and
         // carried the border on beyond the picture.
         let (picture, outline, _, printed) = cut_on_the_left();
         let followed = Lattice::flat(&printed).unwrap();
-        assert_eq!(
-            beyond_the_picture(&picture, &outline, &followed).unwrap(),
-            None
-        );
+        let start = beyond_the_picture(&picture, &outline, &followed).unwrap();
+        assert_eq!(start, Some(followed.corners()));
     }
 
     #[test]
