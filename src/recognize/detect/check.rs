@@ -4,6 +4,7 @@
 
 use opencv::core::{Mat, Size};
 use opencv::imgproc;
+use opencv::prelude::{MatTraitConst, MatTraitConstManual};
 
 use super::{CHECK_CELL, Look, MAX_GAP};
 use crate::bend::clearest_curve;
@@ -51,12 +52,7 @@ pub(super) fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridChec
     // cell middles in a firm one, so that only real ink counts against the grid.
     let faint = dark_mask(&rectified, 2.0)?;
     let firm = dark_mask(&rectified, 5.0)?;
-    let masks = Masks {
-        faint: GrayView::new(&faint)?,
-        firm: GrayView::new(&firm)?,
-        n: side as usize,
-        cell: CHECK_CELL as usize,
-    };
+    let masks = Masks::new(&faint, &firm, CHECK_CELL as usize)?;
     let sharpness = GrayView::new(&rectified)?.sharpness_each_way();
     let even = Ruling::even(masks.cell);
     let check = masks.judge(&even, sharpness, look, CROSSED_MOST);
@@ -95,28 +91,84 @@ impl Ruling {
     }
 }
 
-/// The rectified candidate's dark pixels, in a sensitive threshold (`faint`, for lines) and a
-/// firm one (`firm`, for what lies in the cells), `n` pixels a side, `cell` a cell.
-struct Masks<'a> {
-    faint: GrayView<'a>,
-    firm: GrayView<'a>,
+/// The rectified candidate's dark pixels, `n` pixels a side, `cell` a cell, in a sensitive
+/// threshold (for lines) and a firm one (for what lies in the cells), as 3-pixel bands: the
+/// coverages are asked for some 10,000 times a candidate, most of them of outlines framing no
+/// grid (text on a newspaper page), and each took its band apart pixel by pixel.
+struct Masks {
+    /// `bands[firm][horizontal]`, `n + 1` rows of `n`: row `centre` is whether any of the
+    /// rows (`horizontal`) or columns within a pixel of `centre` is dark, along it (a centre
+    /// one beyond the last pixel still has that pixel in its band).
+    bands: [[Vec<u8>; 2]; 2],
     n: usize,
     cell: usize,
 }
 
-impl Masks<'_> {
+impl Masks {
+    /// The bands of the `faint` and `firm` masks (square, of the same size), `cell` a cell.
+    fn new(faint: &Mat, firm: &Mat, cell: usize) -> Result<Masks> {
+        let n = faint.cols() as usize;
+        let band = |mask: &Mat, horizontal: bool| -> Result<Vec<u8>> {
+            // One more row (or column) beyond, empty, then each pixel the darkest of the three
+            // across the line.
+            let mut wider = Mat::default();
+            let (bottom, right) = if horizontal { (1, 0) } else { (0, 1) };
+            opencv::core::copy_make_border(
+                mask,
+                &mut wider,
+                0,
+                bottom,
+                0,
+                right,
+                opencv::core::BORDER_CONSTANT,
+                opencv::core::Scalar::all(0.0),
+            )?;
+            let size = if horizontal {
+                Size::new(1, 3)
+            } else {
+                Size::new(3, 1)
+            };
+            let kernel = imgproc::get_structuring_element(
+                imgproc::MORPH_RECT,
+                size,
+                opencv::core::Point::new(-1, -1),
+            )?;
+            let mut banded = Mat::default();
+            imgproc::dilate(
+                &wider,
+                &mut banded,
+                &kernel,
+                opencv::core::Point::new(-1, -1),
+                1,
+                opencv::core::BORDER_CONSTANT,
+                imgproc::morphology_default_border_value()?,
+            )?;
+            if !horizontal {
+                let mut turned = Mat::default();
+                opencv::core::transpose(&banded, &mut turned)?;
+                banded = turned;
+            }
+            Ok(banded.data_bytes()?.to_vec())
+        };
+        Ok(Masks {
+            bands: [
+                [band(faint, false)?, band(faint, true)?],
+                [band(firm, false)?, band(firm, true)?],
+            ],
+            n,
+            cell,
+        })
+    }
+
     /// Share of positions along a 3-pixel band (rows or columns around `centre`, from `from` to
     /// `to`) that lie on a long dark run: a grid line, not the strokes of digits crossing it.
     fn coverage(&self, centre: usize, from: usize, to: usize, horizontal: bool, firm: bool) -> f64 {
-        let view = if firm { &self.firm } else { &self.faint };
-        let band = centre.saturating_sub(1)..(centre + 2).min(self.n);
-        let dark: Vec<bool> = (from..to)
-            .map(|t| {
-                band.clone()
-                    .any(|b| if horizontal { view.get(t, b) } else { view.get(b, t) } > 0)
-            })
-            .collect();
-        long_run_share(&dark, self.cell / 2, MAX_GAP)
+        let band = &self.bands[usize::from(firm)][usize::from(horizontal)];
+        let along = centre * self.n;
+        match band.get(along + from..along + to) {
+            Some(dark) => long_run_share(dark.iter().map(|&d| d > 0), self.cell / 2, MAX_GAP),
+            None => 0.0,
+        }
     }
 
     /// How much of the line near `centre` shows: a printed line may sit a little off its place
@@ -431,11 +483,16 @@ pub(super) fn dark_mask(rectified: &Mat, by: f64) -> Result<Mat> {
 
 /// The share of `dark` covered by runs at least `min_run` long, where gaps of up to `max_gap`
 /// inside a run (a faint, broken printed line) are bridged.
-pub(super) fn long_run_share(dark: &[bool], min_run: usize, max_gap: usize) -> f64 {
+pub(super) fn long_run_share(
+    dark: impl ExactSizeIterator<Item = bool>,
+    min_run: usize,
+    max_gap: usize,
+) -> f64 {
+    let length = dark.len();
     let mut covered = 0;
     let mut start = None; // first dark position of the current run
     let mut last = 0; // last dark position seen
-    for (t, &d) in dark.iter().enumerate() {
+    for (t, d) in dark.enumerate() {
         if !d {
             continue;
         }
@@ -458,13 +515,39 @@ pub(super) fn long_run_share(dark: &[bool], min_run: usize, max_gap: usize) -> f
     {
         covered += last + 1 - s;
     }
-    covered as f64 / dark.len().max(1) as f64
+    covered as f64 / length.max(1) as f64
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use opencv::core::{CV_8UC1, Point, Scalar};
+    use opencv::prelude::MatTrait;
+
+    #[test]
+    fn a_band_is_dark_where_any_of_its_three_rows_or_columns_is() {
+        // 12 px masks: the faint one dark along row 0 from x = 2 on and down column 11; the
+        // firm one empty but for one pixel.
+        let mut faint = Mat::new_rows_cols_with_default(12, 12, CV_8UC1, Scalar::all(0.0)).unwrap();
+        for t in 2..12 {
+            *faint.at_2d_mut::<u8>(0, t).unwrap() = 255;
+            *faint.at_2d_mut::<u8>(t, 11).unwrap() = 255;
+        }
+        let mut firm = Mat::new_rows_cols_with_default(12, 12, CV_8UC1, Scalar::all(0.0)).unwrap();
+        *firm.at_2d_mut::<u8>(5, 5).unwrap() = 255;
+        let masks = Masks::new(&faint, &firm, 4).unwrap();
+        // Rows 0 and 1 have row 0 in their band, row 2 not; columns 10 and 11 have column 11,
+        // and so does 12, one beyond the last.
+        assert_eq!(masks.coverage(0, 0, 12, true, false), 10.0 / 12.0);
+        assert_eq!(masks.coverage(1, 2, 12, true, false), 1.0);
+        assert_eq!(masks.coverage(2, 0, 12, true, false), 0.0);
+        assert_eq!(masks.coverage(10, 2, 12, false, false), 1.0);
+        assert_eq!(masks.coverage(12, 2, 12, false, false), 1.0);
+        assert_eq!(masks.coverage(9, 0, 12, false, false), 0.0);
+        assert_eq!(masks.coverage(13, 0, 12, false, false), 0.0);
+        // A pixel is no run: nothing firm covered.
+        assert_eq!(masks.coverage(5, 0, 12, true, true), 0.0);
+    }
 
     /// A 360 px grid at (40, 40) on a 440 px page, its row lines at `rows` (share of the side
     /// from the top, 10 of them), its columns even.
@@ -571,10 +654,17 @@ mod tests {
         let parse = |s: &str| s.chars().map(|c| c == '#').collect::<Vec<bool>>();
         // A broken line of 12 with gaps of 2 counts whole; strokes of 3 do not.
         assert_eq!(
-            long_run_share(&parse("####..####..####........###....###."), 10, 2),
+            long_run_share(
+                parse("####..####..####........###....###.").into_iter(),
+                10,
+                2
+            ),
             16.0 / 35.0
         );
-        assert_eq!(long_run_share(&parse("###....###....###"), 10, 2), 0.0);
-        assert_eq!(long_run_share(&parse("##########"), 10, 0), 1.0);
+        assert_eq!(
+            long_run_share(parse("###....###....###").into_iter(), 10, 2),
+            0.0
+        );
+        assert_eq!(long_run_share(parse("##########").into_iter(), 10, 0), 1.0);
     }
 }
