@@ -194,15 +194,15 @@ fn cut_along_lines(gray: &Mat, quad: &Quad, edge: Edge, follow: Follow) -> Resul
                 .iter()
                 .any(|&p| beyond(p).iter().any(|&out| out > BEYOND_THE_PICTURE * cell))
         };
-        if let Some(again) = follow_lines(gray, &start, edge)?
-            && runs_beyond(&again.quad)
-        {
+        let again = follow_lines(gray, &start, edge)?;
+        if let Some(again) = again.filter(|again| runs_beyond(&again.quad)) {
             tracing::debug!(
                 ?start,
                 "the grid runs beyond the picture's edge: followed again"
             );
             return Ok(Some(again));
         }
+        tracing::trace!(?start, "followed again, the grid no longer runs beyond the picture");
         // Followed again, a border was "seen" along the cut (0.2 of a cell inside where the
         // lines first put it, the grid no longer beyond the picture): the lines first followed
         // stand, where they gave the corners.
