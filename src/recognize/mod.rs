@@ -202,7 +202,10 @@ fn cut_along_lines(gray: &Mat, quad: &Quad, edge: Edge, follow: Follow) -> Resul
             );
             return Ok(Some(again));
         }
-        tracing::trace!(?start, "followed again, the grid no longer runs beyond the picture");
+        tracing::trace!(
+            ?start,
+            "followed again, the grid no longer runs beyond the picture"
+        );
         // Followed again, a border was "seen" along the cut (0.2 of a cell inside where the
         // lines first put it, the grid no longer beyond the picture): the lines first followed
         // stand, where they gave the corners.
