@@ -443,10 +443,10 @@ fn placed(
 
 /// Whether the grid is cut by the picture's edge (`gray` is the picture laid in a `margin`):
 /// the lines followed inside it, a cell apart, put a corner beyond the edge by more than
-/// [`BEYOND_THE_EDGE`] of a cell, and the outline (`quad`) lies elsewhere ([`ELSEWHERE`]). Drawn by the outline, the cut column was squeezed into what is left of it
-/// (photos cut 0.3-0.6 of a cell inside the border: a corner 0.3-0.5 of a cell off); so it was
-/// where the outline kept only one corner of the cut side inside, the other being the lines'
-/// (a corner 0.34 of a cell off).
+/// [`BEYOND_THE_EDGE`] of a cell, and the outline (`quad`) lies elsewhere ([`ELSEWHERE`]).
+/// Drawn by the outline, the cut column was squeezed into what is left of it (photos cut 0.3-0.6
+/// of a cell inside the border: a corner 0.3-0.5 of a cell off); so it was where the outline
+/// kept only one corner of the cut side inside, the other being the lines' (0.34 off).
 fn cut_by_the_edge(gray: &Mat, margin: f64, quad: &Quad, along: &Quad) -> bool {
     use opencv::prelude::MatTraitConst;
     let (right, bottom) = (
