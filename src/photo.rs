@@ -19,7 +19,9 @@ use crate::recognize::decode::Correction;
 use crate::recognize::detect::{self, Detection, Ink, Look};
 use crate::recognize::read::{DigitReader, GridReading};
 use crate::recognize::verdict::{self, Judged, Status, entries_of, judge_picture};
-use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
+use crate::recognize::{
+    Follow, Orientation, Recognition, RecognizeTimes, beyond_the_edges, recognize,
+};
 
 /// The smallest picture worth searching: 9 cells of 10 pixels.
 pub const MIN_SIDE: i32 = 90;
@@ -448,12 +450,8 @@ fn placed(
 /// of a cell inside the border: a corner 0.3-0.5 of a cell off); so it was where the outline
 /// kept only one corner of the cut side inside, the other being the lines' (0.34 off).
 fn cut_by_the_edge(gray: &Mat, margin: f64, quad: &Quad, along: &Quad) -> bool {
-    use opencv::prelude::MatTraitConst;
-    let (right, bottom) = (
-        gray.cols() as f64 - 1.0 - margin,
-        gray.rows() as f64 - 1.0 - margin,
-    );
-    let beyond = |[x, y]: [f64; 2]| (margin - x).max(x - right).max(margin - y).max(y - bottom);
+    let beyond_each = beyond_the_edges(gray, margin);
+    let beyond = |p| beyond_each(p).into_iter().fold(f64::MIN, f64::max);
     let cell = along.mean_side() / 9.0;
     along
         .0

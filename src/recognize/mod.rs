@@ -188,7 +188,7 @@ fn cut_along_lines(gray: &Mat, quad: &Quad, edge: Edge, follow: Follow) -> Resul
     };
     if let Some(start) = beyond_the_picture(gray, quad, &cut.lattice)? {
         let cell = start.mean_side() / 9.0;
-        let beyond = beyond_the_edges(gray);
+        let beyond = beyond_the_edges(gray, 0.0);
         let runs_beyond = |quad: &Quad| {
             quad.0
                 .iter()
@@ -264,7 +264,7 @@ fn follow_lines(gray: &Mat, given: &Quad, edge: Edge) -> Result<Option<Cut>> {
 /// the edge: along it, that homography carried far may put a corner a fifth of a cell off on
 /// paper curving a little, where the lines had it right.
 fn beyond_the_picture(gray: &Mat, quad: &Quad, lattice: &Lattice) -> Result<Option<Quad>> {
-    let beyond = beyond_the_edges(gray);
+    let beyond = beyond_the_edges(gray, 0.0);
     let cell = quad.mean_side() / 9.0;
     let ends = [[0, 1], [1, 2], [2, 3], [3, 0]];
     // The picture's edges some side of the outline runs along, with that side's corners.
@@ -307,12 +307,15 @@ fn beyond_the_picture(gray: &Mat, quad: &Quad, lattice: &Lattice) -> Result<Opti
     Ok(start)
 }
 
-/// How far beyond each of the edges of the picture `gray` (left, right, top, bottom) a point
-/// lies, in pixels (negative inside).
-fn beyond_the_edges(gray: &Mat) -> impl Fn(Point) -> [f64; 4] {
+/// How far beyond each of the edges (left, right, top, bottom) of the picture laid `margin`
+/// pixels inside `gray`'s a point lies, in pixels (negative inside).
+pub(crate) fn beyond_the_edges(gray: &Mat, margin: f64) -> impl Fn(Point) -> [f64; 4] {
     use opencv::prelude::MatTraitConst;
-    let (right, bottom) = (gray.cols() as f64 - 1.0, gray.rows() as f64 - 1.0);
-    move |[x, y]: Point| [-x, x - right, -y, y - bottom]
+    let (right, bottom) = (
+        gray.cols() as f64 - 1.0 - margin,
+        gray.rows() as f64 - 1.0 - margin,
+    );
+    move |[x, y]: Point| [margin - x, x - right, margin - y, y - bottom]
 }
 
 /// See [`beyond_the_picture`]: how near the picture's edge (cells; beyond it counts too) an

@@ -380,10 +380,8 @@ fn trimmed(work: &Mat, outline: &Quad, look: Look) -> Result<Option<(Quad, GridC
     let n = side as usize;
     let paper = paper_level(&gray);
     let across = |i: usize, horizontal: bool| {
-        let dark: Vec<bool> = (0..n)
-            .map(|t| if horizontal { firm.get(t, i) } else { firm.get(i, t) } > 0)
-            .collect();
-        long_run_share(dark.into_iter(), CHECK_CELL as usize / 2, MAX_GAP) >= ACROSS_THE_OUTLINE
+        let dark = (0..n).map(|t| if horizontal { firm.get(t, i) } else { firm.get(i, t) } > 0);
+        long_run_share(dark, CHECK_CELL as usize / 2, MAX_GAP) >= ACROSS_THE_OUTLINE
     };
     let mut best: Option<(Quad, GridCheck)> = None;
     for (horizontal, from_start) in [(true, true), (true, false), (false, true), (false, false)] {
