@@ -24,7 +24,7 @@ pub const GRID: i32 = 9 * CELL;
 
 /// Warps the grid inside `quad` (in `gray`'s pixels) to a `GRID` x `GRID` image.
 pub fn rectify(gray: &Mat, quad: &Quad) -> Result<Mat> {
-    let source = Source::new(gray, quad)?;
+    let source = Source::new(gray, quad, 0.0)?;
     let grid_px = Quad::UNIT.scaled(GRID as f64);
     let rectified_from_source =
         Homography::from_quads(&source.quad, &grid_px).ok_or_else(degenerate)?;
@@ -60,7 +60,8 @@ pub fn rectify_along_lines(gray: &Mat, quad: &Quad, edge: Edge) -> Result<Option
         margin: CELL as usize * 5 / 8,
         source_pixel: (quad.mean_side() / 9.0 / CELL as f64).max(f64::EPSILON),
     };
-    let source = Source::new(gray, quad)?;
+    let margin_cells = layout.margin as f64 / layout.cell as f64;
+    let source = Source::new(gray, quad, margin_cells)?;
     let side = layout.side() as f64;
     let grid_in_layout = Quad::UNIT
         .scaled(9.0 * CELL as f64)
@@ -149,7 +150,8 @@ struct Source<'a> {
 }
 
 impl<'a> Source<'a> {
-    fn new(gray: &'a Mat, quad: &Quad) -> Result<Self> {
+    /// The picture around `quad` and `margin` cells (of its longest side's) beyond it.
+    fn new(gray: &'a Mat, quad: &Quad, margin: f64) -> Result<Self> {
         let longest = quad.sides().into_iter().fold(0.0, f64::max);
         if longest <= 2.0 * GRID as f64 {
             return Ok(Source {
@@ -160,7 +162,7 @@ impl<'a> Source<'a> {
                 quad: *quad,
             });
         }
-        let (region, offset) = region_around(gray, quad)?;
+        let (region, offset) = region_around(gray, quad, margin * longest / 9.0)?;
         let factor = 1.5 * GRID as f64 / longest;
         let size = Size::new(
             ((region.cols() as f64 * factor).round() as i32).max(1),
@@ -198,16 +200,20 @@ impl<'a> Source<'a> {
     }
 }
 
-/// The part of `gray` that holds `quad` plus a small margin, and the region's top-left corner.
-fn region_around(gray: &Mat, quad: &Quad) -> Result<(Mat, (f64, f64))> {
+/// The part of `gray` that holds `quad` plus `margin` pixels and a few more, and the region's
+/// top-left corner. The margin must take in all the picture rectified around the grid: beyond
+/// the region its edge is repeated, and the paper beyond a border cut so (the region at the
+/// grid's outermost corner) was a band of the border's own gray.
+fn region_around(gray: &Mat, quad: &Quad, margin: f64) -> Result<(Mat, (f64, f64))> {
+    let margin = margin.ceil() + 2.0;
     let xs = quad.0.map(|p| p[0]);
     let ys = quad.0.map(|p| p[1]);
     let min = |v: [f64; 4]| v.into_iter().fold(f64::MAX, f64::min);
     let max = |v: [f64; 4]| v.into_iter().fold(f64::MIN, f64::max);
-    let x0 = ((min(xs).floor() - 2.0).max(0.0) as i32).min(gray.cols() - 1);
-    let y0 = ((min(ys).floor() - 2.0).max(0.0) as i32).min(gray.rows() - 1);
-    let x1 = ((max(xs).ceil() + 3.0) as i32).clamp(x0 + 1, gray.cols());
-    let y1 = ((max(ys).ceil() + 3.0) as i32).clamp(y0 + 1, gray.rows());
+    let x0 = ((min(xs).floor() - margin).max(0.0) as i32).min(gray.cols() - 1);
+    let y0 = ((min(ys).floor() - margin).max(0.0) as i32).min(gray.rows() - 1);
+    let x1 = ((max(xs).ceil() + margin + 1.0) as i32).clamp(x0 + 1, gray.cols());
+    let y1 = ((max(ys).ceil() + margin + 1.0) as i32).clamp(y0 + 1, gray.rows());
     let region = Mat::roi(gray, Rect::new(x0, y0, x1 - x0, y1 - y0))?.try_clone()?;
     Ok((region, (x0 as f64, y0 as f64)))
 }
@@ -334,5 +340,20 @@ mod tests {
             );
             assert!(view.get(10, 10) > 200, "scale {scale}");
         }
+    }
+
+    #[test]
+    fn a_large_grid_is_cut_with_the_paper_its_margin_shows() {
+        // A grid 900 px across in a larger picture: shrunk from a region that must hold the
+        // margin's paper, or the region's edge is repeated over it.
+        let gray =
+            Mat::new_rows_cols_with_default(1200, 1200, CV_8UC1, Scalar::all(200.0)).unwrap();
+        let quad = Quad::UNIT.scaled(900.0).translated(150.0, 150.0);
+        let (region, offset) = region_around(&gray, &quad, 0.75 * 100.0).unwrap();
+        assert_eq!(offset, (73.0, 73.0));
+        assert_eq!((region.cols(), region.rows()), (1055, 1055));
+        // Without a margin, a few pixels only.
+        let (_, offset) = region_around(&gray, &quad, 0.0).unwrap();
+        assert_eq!(offset, (148.0, 148.0));
     }
 }
