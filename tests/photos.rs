@@ -706,7 +706,8 @@ fn a_page_curling_into_a_books_gutter_is_drawn_in_its_cells_or_not_at_all() {
         curled.drawn, curled.cases, curled.worst_drawn
     );
     // Measured: 16 of 16 drawn, 0.25 at most (01_31 curled 0.15 on its left side); 15 before
-    // the grid check looked for lines run smoothly off their ninths (session 41).
+    // the grid check looked for lines run smoothly off their ninths (session 41). Session 50:
+    // 15 of 16, at most 0.17.
     assert!(
         curled.worst_drawn < 0.27,
         "a cell drawn {:.2} of a cell off",
@@ -735,16 +736,18 @@ fn a_page_curled_hard_into_a_books_gutter_is_found_and_drawn_in_its_cells_or_not
         "pages curled hard: {} of {} solved, {} drawn, at most {:.2} of a cell off",
         curled.solved, curled.cases, curled.drawn, curled.worst_drawn
     );
-    // Measured: 8 of 12 solved (1 before session 41), 7 drawn (1; 4 before session 42 followed
-    // the lines along the curve they make), at most 0.18 of a cell off; the other one solved is
-    // withheld by the on-print check.
+    // Measured: 9 of 12 solved, all 9 drawn, at most 0.18 of a cell off (session 50); 8 and 7
+    // before the lines followed again had to show as clearly as the first ones (and 6 and 6
+    // in between, session 49: the margin's paper in view, the corners moved out onto the
+    // border bowing beyond them and the lines followed again from there onto the digits); 1
+    // solved before session 41; 4 drawn before session 42 followed the lines along their curve.
     assert!(
         curled.worst_drawn < 0.3,
         "a cell drawn {:.2} of a cell off",
         curled.worst_drawn
     );
-    assert!(curled.solved >= 7, "only {} of 12 solved", curled.solved);
-    assert!(curled.drawn >= 6, "only {} of 12 drawn", curled.drawn);
+    assert!(curled.solved >= 8, "only {} of 12 solved", curled.solved);
+    assert!(curled.drawn >= 8, "only {} of 12 drawn", curled.drawn);
 }
 
 /// Real pages lifted at one side, their lines up to half a cell off the corners' homography
