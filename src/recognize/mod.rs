@@ -223,12 +223,13 @@ fn cut_along_lines(gray: &Mat, quad: &Quad, edge: Edge, follow: Follow) -> Resul
     // (the corners far off): follow the lines once more from where they put it. So may a
     // border they saw but only reached part of the way to (the corners given half a cell off
     // on a small grid): they put it nearer, and followed again from there, where it is.
-    // Followed again, the lines are taken when they see a border more, as looked for, or
-    // show about as clearly as the first ones did: on a page curled hard into a book's gutter,
-    // the corners moved out onto the border bowing beyond them put the box lines inside half
-    // a cell off, and followed from there the lines latched onto digits (rows cut a line off,
-    // the puzzle judged invalid; lines shown 0.77 to 0.89 of the first cut's, where followed
-    // again on the 240 data photos they show 0.98 or more).
+    // Followed again, the lines are taken when they see a border more (what they were
+    // followed again to find) or show about as clearly as the first ones did: on a page
+    // curled hard into a book's gutter, the corners moved out onto the border bowing beyond
+    // them put the box lines inside half a cell off, and followed from there the lines
+    // latched onto digits (rows cut a line off, the puzzle judged invalid; lines shown 0.77
+    // to 0.89 of the first cut's, where followed again on the 240 data photos they show 0.97
+    // or more).
     let refollow = moved_on_unseen_border(&cut.quad, quad, cut.border_seen)
         || (follow == Follow::AgainIfMoved
             && cut.quad.max_corner_distance(quad) > REFOLLOW_SEEN * cut.quad.mean_side() / 9.0);
@@ -548,16 +549,6 @@ fn mark_smeared(mut reading: GridReading) -> GridReading {
 /// cells, they are followed again from the corners they gave.
 const REFOLLOW_AFTER: f64 = 0.2;
 
-/// Whether `after` sees a border `before` did not, and every one it did (top, right, bottom,
-/// left).
-fn sees_more(after: &[bool; 4], before: &[bool; 4]) -> bool {
-    let kept = after
-        .iter()
-        .zip(before)
-        .all(|(&after, &before)| after || !before);
-    kept && after.iter().filter(|&&seen| seen).count() > before.iter().filter(|&&seen| seen).count()
-}
-
 /// When the lines move any corner by more than this many cells, they are followed again from
 /// the corners they gave.
 const REFOLLOW_SEEN: f64 = 0.1;
@@ -623,6 +614,16 @@ fn moved_on_unseen_border(outline: &Quad, given: &Quad, border_seen: [bool; 4]) 
     let seen = [top && left, top && right, bottom && right, bottom && left];
     let cell = outline.mean_side() / 9.0;
     (0..4).any(|i| !seen[i] && distance(outline.0[i], given.0[i]) > REFOLLOW_AFTER * cell)
+}
+
+/// Whether `after` sees a border `before` did not, and every one it did (top, right, bottom,
+/// left).
+fn sees_more(after: &[bool; 4], before: &[bool; 4]) -> bool {
+    let kept = after
+        .iter()
+        .zip(before)
+        .all(|(&after, &before)| after || !before);
+    kept && after.iter().filter(|&&seen| seen).count() > before.iter().filter(|&&seen| seen).count()
 }
 
 /// Whether an upright reading is doubtful enough to try the other three ways up.

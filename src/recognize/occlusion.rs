@@ -166,9 +166,9 @@ pub fn hidden_cells(rectified: &Mat) -> Result<[bool; 81]> {
 }
 
 /// How clearly a rectified grid's inner lines show where it was cut to have them: the mean,
-/// over every stretch of line between two cells, of its contrast (a share of the paper's
-/// brightness, see [`Stretch::contrast`]). A grid cut with its lines a few pixels off shows
-/// less; one cut with rows or columns a line off, far less.
+/// over every stretch of line between two cells, of how much darker it is than the paper beside
+/// it (a share of the paper's brightness, as [`hidden_cells`] weighs it). A grid cut with its
+/// lines a few pixels off shows less; one cut with rows or columns a line off, far less.
 pub fn lines_shown(rectified: &Mat) -> Result<f64> {
     let grid = GrayView::new(rectified)?;
     let (sum, count) = Stretch::all().fold((0.0, 0), |(sum, count), s| {
@@ -396,8 +396,8 @@ mod tests {
         let grid = rectified_grid();
         let shown = lines_shown(&grid).unwrap();
         assert!(shown > 0.5, "{shown}");
-        // The bottom three rows cut a third of a cell low (a box line followed onto digits):
-        // their row lines fall on paper.
+        // The bottom three rows cut a third of a cell off (a box line followed onto digits):
+        // their lines lie a third of a cell below where the cut puts them, on paper.
         let mut off = grid.clone();
         let rows = 3 * CELL;
         let below = Mat::roi(&grid, Rect::new(0, GRID - rows - CELL / 3, GRID, rows))
