@@ -108,6 +108,52 @@ fn wicht_newspaper_photos_floor() {
     assert!(whole.handwritten <= 10, "{}", whole.summary("wicht all"));
 }
 
+/// Wicht's newspaper pages blurred as if out of focus (a Gaussian of 2.5 px on a 640 px
+/// picture, scaled with the photo): the lines lie only a few gray levels below the paper around
+/// them. Whatever is solved must agree with every printed clue; before a photo where nothing
+/// was found was searched again for fainter ink (`detect::Pass::Faint`), 21 of 160 pages gave
+/// no grid at all.
+#[test]
+fn newspaper_pages_blurred_out_of_focus_are_found_and_never_read_wrong() {
+    use opencv::imgproc;
+    let samples = require_data(wicht(), "wicht-v2-train", 159);
+    let mut pipeline = pipeline();
+    let (mut solved, mut none) = (0, 0);
+    for sample in &samples {
+        let image = photo::load_image(&sample.path).unwrap();
+        let sigma = 2.5 * image.cols().max(image.rows()) as f64 / 640.0;
+        let mut blurred = core::Mat::default();
+        imgproc::gaussian_blur_def(&image, &mut blurred, core::Size::new(0, 0), sigma).unwrap();
+        let Some(puzzle) = pipeline
+            .process(&blurred, &mut StageTimes::default())
+            .unwrap()
+        else {
+            none += 1;
+            continue;
+        };
+        let Some(solution) = puzzle.solution else {
+            continue;
+        };
+        for (cell, truth) in sample.cells.iter().enumerate() {
+            if let Truth::Digit(d) = truth {
+                assert_eq!(
+                    solution.0[cell],
+                    *d,
+                    "{}: cell {cell}",
+                    sample.path.display()
+                );
+            }
+        }
+        solved += 1;
+    }
+    println!(
+        "blurred pages: {solved} of {} solved right, {none} with no grid found",
+        samples.len()
+    );
+    // Measured: 147 of 160 solved, 13 with no grid (139 and 21 before the fainter look).
+    assert!(solved >= 140, "only {solved} of {} solved", samples.len());
+}
+
 #[test]
 fn kubiesa_phone_photos_floor() {
     let samples = require_data(kubiesa_val(), "kubiesa photos-val", 80);

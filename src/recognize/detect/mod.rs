@@ -36,7 +36,7 @@ pub(crate) use corners::parabola_peak;
 pub use corners::refine_corners;
 use corners::uncut;
 pub use outlines::outline_candidates;
-use outlines::{masks, outlines};
+use outlines::{FAINT_INK_BELOW_MEAN, masks, masks_below, outlines};
 
 /// Longest side, in pixels, of the image the outline search works on.
 pub const WORK_SIDE: f64 = 1024.0;
@@ -244,6 +244,13 @@ fn find_dark_grid(gray: &Mat, look: Look, search: Scale) -> Result<Option<Detect
     {
         found = Some(inside);
     }
+    if look == Look::Only && found.is_none() {
+        let (_, faint) = masks_below(work, FAINT_INK_BELOW_MEAN)?;
+        found = first_grid(work, &faint, Pass::Faint, look, search.smallest)?;
+        if found.is_none() {
+            found = first_grid(work, &dilated(&faint)?, Pass::Faint, look, search.smallest)?;
+        }
+    }
     let Some((quad, check)) = found else {
         return Ok(None);
     };
@@ -347,6 +354,9 @@ enum Pass {
     Closed,
     /// Everything locally dark, broad too.
     WithBars,
+    /// Thin strokes only a little darker than around them, in a photo where nothing was found
+    /// (a page blurred out of focus).
+    Faint,
 }
 
 /// How clearly a grid found by [`trimmed`] must show: twice what other outlines need
