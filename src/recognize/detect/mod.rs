@@ -244,6 +244,8 @@ fn find_dark_grid(gray: &Mat, look: Look, search: Scale) -> Result<Option<Detect
     {
         found = Some(inside);
     }
+    // A photo has one look: fainter ink before giving up (a page out of focus). A video frame
+    // waits for a sharper one rather than pay for this on every frame without a grid.
     if look == Look::Only && found.is_none() {
         let (_, faint) = masks_below(work, FAINT_INK_BELOW_MEAN)?;
         found = first_grid(work, &faint, Pass::Faint, look, search.smallest)?;

@@ -60,10 +60,11 @@ fn ink_mask(gray: &Mat) -> Result<Mat> {
 /// How much darker (gray levels) than the mean around it a pixel must be to be ink.
 const INK_BELOW_MEAN: f64 = 7.0;
 
-/// The same for a photo where nothing was found so: on a page blurred out of focus the printed
-/// lines lie only a few gray levels below the mean around them, and were marked in dashes that
-/// outlined no grid (Wicht's 640x480 newspaper pages blurred by 2.5 px: 22 of 160 not found,
-/// 11 of them found and solved right so).
+/// The same for a photo where nothing was found at [`INK_BELOW_MEAN`]: on a page blurred out of
+/// focus the printed lines lie only a few gray levels below the mean around them, and were
+/// marked in dashes that outlined no grid (Wicht's newspaper pages blurred by 2.5 px on 640:
+/// 21 of 160 gave no grid, 8 of them are found and solved right at this level; see
+/// `photos::newspaper_pages_blurred_out_of_focus...`).
 pub(super) const FAINT_INK_BELOW_MEAN: f64 = 4.0;
 
 /// What is darker than its surroundings in `gray`, broad or thin, and (see [`ink_mask`]) only
