@@ -234,9 +234,12 @@ fn cut_along_lines(gray: &Mat, quad: &Quad, edge: Edge, follow: Follow) -> Resul
         || (follow == Follow::AgainIfMoved
             && cut.quad.max_corner_distance(quad) > REFOLLOW_SEEN * cut.quad.mean_side() / 9.0);
     if refollow && let Some(again) = follow_lines(gray, &cut.quad, edge)? {
+        if sees_more(&again.border_seen, &cut.border_seen) {
+            return Ok(Some(again));
+        }
         let before = occlusion::lines_shown(&cut.rectified)?;
         let after = occlusion::lines_shown(&again.rectified)?;
-        if sees_more(&again.border_seen, &cut.border_seen) || after >= REFOLLOW_SHOWS * before {
+        if after >= REFOLLOW_SHOWS * before {
             return Ok(Some(again));
         }
         tracing::trace!(
@@ -619,11 +622,11 @@ fn moved_on_unseen_border(outline: &Quad, given: &Quad, border_seen: [bool; 4]) 
 /// Whether `after` sees a border `before` did not, and every one it did (top, right, bottom,
 /// left).
 fn sees_more(after: &[bool; 4], before: &[bool; 4]) -> bool {
-    let kept = after
-        .iter()
-        .zip(before)
-        .all(|(&after, &before)| after || !before);
-    kept && after.iter().filter(|&&seen| seen).count() > before.iter().filter(|&&seen| seen).count()
+    after != before
+        && after
+            .iter()
+            .zip(before)
+            .all(|(&after, &before)| after || !before)
 }
 
 /// Whether an upright reading is doubtful enough to try the other three ways up.
