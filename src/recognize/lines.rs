@@ -62,6 +62,8 @@ const MIN_RESPONSE: f64 = 6.0;
 /// straying from the expected place, in gray levels of ridge response.
 const BEND_COST: f64 = 3.0;
 const STRAY_COST: f64 = 0.5;
+/// The response of a place too near the image's edge to tell a ridge: never taken.
+const OUTSIDE: f64 = -1e9;
 
 /// Where the printed lines cross, in pixels of the rectified image they were found in:
 /// `at[row_line][column_line]`, both 0 to 9.
@@ -156,18 +158,20 @@ fn follow_lines(
         Edge::Line | Edge::ScreenLine => &[0, 9],
         Edge::Card => &[],
     };
-    // Line k looked for `offset` pixels off its place all along.
-    let follow = |k: usize, offset: f64, sides| {
+    // Line k looked for near `guess`.
+    let follow_near = |k: usize, guess: &Guess, sides| {
         follow_line(
             &profiles,
             Some(cell),
             layout.expected(k),
-            &[offset; 9],
+            guess,
             reach,
             half,
             sides,
         )
     };
+    // Line k looked for `offset` pixels off its place all along.
+    let follow = |k: usize, offset: f64, sides| follow_near(k, &Guess::off_by(offset), sides);
     for &k in borders {
         // A border printed right at the paper's edge, next to a darker table, is no darker than
         // what lies outside it: when no line stands out on both sides, the border is looked
@@ -196,7 +200,29 @@ fn follow_lines(
             ]
         })
         .filter(|both| both.iter().all(Option::is_some));
+    let curled = along_curve.is_some();
     [found[3], found[6]] = along_curve.unwrap_or(at_place);
+    // On paper bowed across the lines, every line (borders too) bends alike, beyond reach of its
+    // place at the middle while its ends stay: when the borders or box lines were not found at
+    // their places, all four are looked for along the bow the lines show together, and taken so
+    // when all four are found there.
+    if !curled && !borders.is_empty() {
+        let bowed = bowed_guess(&profiles, layout, half).and_then(|offsets| {
+            let bow = Guess {
+                offsets,
+                shaped: true,
+            };
+            let along = [0, 3, 6, 9].map(|k| follow_near(k, &bow, Sides::Both));
+            along.iter().all(Option::is_some).then_some((bow, along))
+        });
+        if let Some((bow, [top, first, second, bottom])) = bowed {
+            [found[0], found[3], found[6], found[9]] = [top, first, second, bottom];
+            table_side = [
+                follow_near(0, &bow, Sides::Border { paper_after: true }),
+                follow_near(9, &bow, Sides::Border { paper_after: false }),
+            ];
+        }
+    }
     ordered(&mut found, cell);
     if [0, 3, 6, 9].iter().filter(|&&k| found[k].is_some()).count() < 3 {
         return None;
@@ -244,7 +270,10 @@ fn follow_cell_lines(
 ) {
     let reach = (CELL_REACH * layout.cell as f64).round() as usize;
     for k in lines.filter(|k| k % 3 != 0) {
-        let guess = interpolated(boxes, k);
+        let guess = Guess {
+            offsets: interpolated(boxes, k),
+            shaped: false,
+        };
         // Looked for near where the box lines put it, a cell line's end cannot stray far: it
         // is left where the path put it (put back on the line, the cells of two Kubiesa photos
         // were cut differently and two handwritten entries misread).
@@ -338,6 +367,68 @@ fn curled_guess(profiles: &[Vec<f64>], layout: Layout, half: usize) -> Option<[f
     .then_some(offsets)
 }
 
+/// How far (share of a cell) all the lines together are looked for off their places, strip by
+/// strip, on paper bowed across them ([`bowed_guess`]), and how far off the bow must put them
+/// somewhere to be looked for along it.
+const BOW_REACH: f64 = 0.6;
+const BOW_GUESS_FROM: f64 = 0.3;
+
+/// The offsets (pixels, per strip) by which all ten lines together lie off their places along
+/// the smoothest path through the strips that shows them most ("a comb" of ten lines a cell apart,
+/// moved as one), when that puts them at least [`BOW_GUESS_FROM`] of a cell off somewhere and
+/// shows them more than their places do; else None. Why: paper curving up from a table bows
+/// every line running along the curve, borders too, between corners that stay put; half a cell
+/// at the middle put every line there beyond reach of its place, and the cells were cut across
+/// the lines (a page photographed so read as an invalid puzzle).
+fn bowed_guess(profiles: &[Vec<f64>], layout: Layout, half: usize) -> Option<Path> {
+    let reach = (BOW_REACH * layout.cell as f64).round() as isize;
+    let width = (2 * reach + 1) as usize;
+    let comb: Vec<Vec<f64>> = profiles
+        .iter()
+        .map(|p| {
+            let side = p.len() as isize;
+            let ridge = |t: isize| {
+                if t < half as isize || t + half as isize >= side {
+                    return 0.0;
+                }
+                let t = t as usize;
+                (p[t] - p[t - half]).min(p[t] - p[t + half]).max(0.0)
+            };
+            (-reach..=reach)
+                .map(|d| {
+                    (0..10)
+                        .map(|k| ridge(layout.expected(k) as isize + d))
+                        .sum()
+                })
+                .collect()
+        })
+        .collect();
+    let mut score = comb.first()?.clone();
+    let mut back = vec![vec![0usize; width]; comb.len()];
+    for (j, back_j) in back.iter_mut().enumerate().skip(1) {
+        score = (0..width)
+            .map(|o| {
+                let (best, from) = (0..width)
+                    .map(|p| (score[p] - BEND_COST * (o as f64 - p as f64).powi(2), p))
+                    .fold((f64::MIN, 0), |a, b| if b.0 > a.0 { b } else { a });
+                back_j[o] = from;
+                best + comb[j][o]
+            })
+            .collect();
+    }
+    let mut o = (0..width).max_by(|&a, &b| score[a].total_cmp(&score[b]))?;
+    let mut chosen = [0usize; 9];
+    for j in (0..comb.len()).rev() {
+        chosen[j] = o;
+        o = back[j][o];
+    }
+    let along: f64 = (0..9).map(|j| comb[j][chosen[j]]).sum();
+    let at_places: f64 = (0..9).map(|j| comb[j][reach as usize]).sum();
+    let path: Path = chosen.map(|o| o as f64 - reach as f64);
+    let largest = path.iter().fold(0.0f64, |m, o| m.max(o.abs()));
+    (largest >= BOW_GUESS_FROM * layout.cell as f64 && along > at_places).then_some(path)
+}
+
 /// How a line must stand out from the paper on its two sides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Sides {
@@ -356,6 +447,26 @@ enum Sides {
     Mean,
 }
 
+/// Where a line is looked for: `offsets` in pixels off its place, per strip, and whether its path
+/// may bend as they do at no cost (`shaped`: a bow the lines were seen to make together) or pays
+/// for every bend (a place worked out from the lines around it, which may be off: a cell line
+/// placed between box lines followed onto handwriting).
+#[derive(Debug, Clone, Copy)]
+struct Guess {
+    offsets: Path,
+    shaped: bool,
+}
+
+impl Guess {
+    /// The same offset all along.
+    fn off_by(offset: f64) -> Guess {
+        Guess {
+            offsets: [offset; 9],
+            shaped: false,
+        }
+    }
+}
+
 /// The smoothest bright-to-dark-to-bright ridge path within `reach` pixels of `guess` (offsets
 /// from `expected`, per strip) through the strips, by dynamic programming; with `ends_cell` (the
 /// cell's side in pixels), its ends are put back on the line where it left it
@@ -364,20 +475,26 @@ fn follow_line(
     profiles: &[Vec<f64>],
     ends_cell: Option<f64>,
     expected: usize,
-    guess: &Path,
+    guess: &Guess,
     reach: usize,
     half: usize,
     sides: Sides,
 ) -> Option<Path> {
+    let Guess { offsets, shaped } = *guess;
+    let guess = offsets;
     let side = profiles.first()?.len() as isize;
     let width = 2 * reach + 1;
     // Position across the line of candidate `o` in strip `j`.
     let position = |j: usize, o: usize| {
         expected as isize + guess[j].round() as isize + o as isize - reach as isize
     };
-    if (0..profiles.len())
-        .any(|j| position(j, 0) < half as isize || position(j, width - 1) + half as isize >= side)
-    {
+    // Candidates too near the image's edge for a ridge are left out; a strip with none left
+    // gives no line.
+    let inside = |j: usize, o: usize| {
+        let t = position(j, o);
+        t >= half as isize && t + (half as isize) < side
+    };
+    if (0..profiles.len()).any(|j| !(0..width).any(|o| inside(j, o))) {
         return None;
     }
     // Darker than the paper around it, and (`Sides::Both`) on both sides: a step from a dark
@@ -412,9 +529,23 @@ fn follow_line(
             Sides::Mean => mean,
         }
     };
-    let ridge = |j: usize, o: usize| response(j, o, sides);
+    let ridge = |j: usize, o: usize| {
+        if inside(j, o) {
+            response(j, o, sides)
+        } else {
+            OUTSIDE
+        }
+    };
     let stray = |j: usize, o: usize| {
         STRAY_COST * (position(j, o) as f64 - expected as f64 - guess[j]).abs()
+    };
+    // How far the path moves across between strips, against the guess's own moves if shaped.
+    let bend = |j: usize, o: usize, p: usize| {
+        if shaped {
+            o as isize - p as isize
+        } else {
+            position(j, o) - position(j - 1, p)
+        }
     };
     let mut score: Vec<f64> = (0..width).map(|o| ridge(0, o) - stray(0, o)).collect();
     let mut back = vec![vec![0usize; width]; profiles.len()];
@@ -422,12 +553,7 @@ fn follow_line(
         let mut next = vec![0.0; width];
         for o in 0..width {
             let (best, from) = (0..width)
-                .map(|p| {
-                    (
-                        score[p] - BEND_COST * (position(j, o) - position(j - 1, p)).pow(2) as f64,
-                        p,
-                    )
-                })
+                .map(|p| (score[p] - BEND_COST * bend(j, o, p).pow(2) as f64, p))
                 .fold((f64::MIN, 0), |a, b| if b.0 > a.0 { b } else { a });
             next[o] = best + ridge(j, o) - stray(j, o);
             back_j[o] = from;
@@ -447,7 +573,7 @@ fn follow_line(
     let mut total = 0.0;
     for j in (0..profiles.len()).rev() {
         let o = chosen[j];
-        let sub = if o > 0 && o + 1 < width {
+        let sub = if o > 0 && o + 1 < width && inside(j, o - 1) && inside(j, o + 1) {
             // Placed within the pixel by the line's own ridge, darker than each side: a
             // border's neighbours counted as no line (see `Sides::Border`) would pull it
             // toward them (taken on every border, it put Kubiesa's corners 0.53 -> 0.75% of
