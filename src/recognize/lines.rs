@@ -1112,6 +1112,56 @@ mod tests {
         }
     }
 
+    #[test]
+    fn follows_lines_bowed_half_a_cell_beyond_reach_of_their_places() {
+        // Paper curving up from the table, seen from its side: every column line, borders too,
+        // bows right by 15 px (0.47 of a cell) at the middle as sin(pi t), its ends on the
+        // corners; a box line's reach is 13 px. Ones printed in some cells (upright strokes
+        // half a cell from the lines) must not be taken for them.
+        let side = LAYOUT.side() as i32;
+        let (top, grid) = (LAYOUT.margin as f64, 9.0 * LAYOUT.cell as f64);
+        let bow = 15.0;
+        let column = |k: f64, y: f64| {
+            let t = ((y - top) / grid).clamp(0.0, 1.0);
+            LAYOUT.margin as f64 + k * LAYOUT.cell as f64 + bow * (std::f64::consts::PI * t).sin()
+        };
+        let mut image =
+            Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(215.0)).unwrap();
+        let ink = Scalar::all(40.0);
+        let (first, last) = (LAYOUT.expected(0) as i32, LAYOUT.expected(9) as i32);
+        let mut line = |a: CvPoint, b: CvPoint, thickness: i32| {
+            imgproc::line(&mut image, a, b, ink, thickness, imgproc::LINE_AA, 0).unwrap()
+        };
+        let at = |k: f64, y: i32| CvPoint::new(column(k, y as f64).round() as i32, y);
+        for k in 0..10 {
+            let thickness = if k % 3 == 0 { 3 } else { 1 };
+            let y = LAYOUT.expected(k) as i32;
+            line(at(0.0, y), at(9.0, y), thickness);
+            for y in first..last {
+                line(at(k as f64, y), at(k as f64, y + 1), thickness);
+            }
+        }
+        for (row, col) in [(0, 2), (1, 5), (3, 0), (4, 4), (4, 7), (6, 1), (7, 8), (8, 3)] {
+            let (from, to) = (first + row * 32 + 7, first + row * 32 + 25);
+            let k = col as f64 + 0.5;
+            line(at(k, from), at(k, to), 2);
+        }
+        let found = find_crossings(&image, LAYOUT, Edge::Line)
+            .unwrap()
+            .expect("lines");
+        for l in 0..10 {
+            for k in 0..10 {
+                let [x, y] = found.at[l][k];
+                let ey = LAYOUT.expected(l) as f64;
+                let ex = column(k as f64, ey);
+                assert!(
+                    (x - ex).abs() < 1.5 && (y - ey).abs() < 1.5,
+                    "crossing {l},{k} at {x:.1},{y:.1}, expected {ex:.1},{ey:.1}"
+                );
+            }
+        }
+    }
+
     /// Lines found at `offsets` (the same offset all along each line).
     fn straight(offsets: [Option<f64>; 10]) -> [Option<Path>; 10] {
         offsets.map(|o| o.map(|o| [o; 9]))
