@@ -135,6 +135,45 @@ pub(crate) fn clearest_curve(shown: &[f64], first: usize, cell: usize, reach: i6
     best.1
 }
 
+/// How far (pixels) all the lines of one way lie off their places in each of the 9 stretches
+/// they cross, on paper bowed across them: along the bow `c + b (t - 1/2) + a sin(pi t)` (t from
+/// 0 to 1 along the lines, at the stretches' middles) through which they show most, `shown(j,
+/// by)` being how much they show in stretch `j` moved by `by` pixels; `a` within `reach` either
+/// way, `b` and `c` (the corners a little off) within `slack`; the least bent among equals.
+/// Taken as a whole, like [`clearest_curve`]: lines bowed half a cell show as well half a cell
+/// the other way (the next line's place) stretch by stretch, and a stretch's digits can show a
+/// comb of their own; only the bow through all of them tells.
+pub(crate) fn clearest_bow(shown: impl Fn(usize, i64) -> f64, reach: i64, slack: i64) -> [i64; 9] {
+    let most = reach + 2 * slack;
+    let table: Vec<Vec<f64>> = (0..9)
+        .map(|j| (-most..=most).map(|by| shown(j, by)).collect())
+        .collect();
+    let bow = |a: i64, b: i64, c: i64| -> [i64; 9] {
+        std::array::from_fn(|j| {
+            let t = (j as f64 + 0.5) / 9.0;
+            let by = c as f64 + b as f64 * (t - 0.5) + a as f64 * (std::f64::consts::PI * t).sin();
+            (by.round() as i64).clamp(-most, most)
+        })
+    };
+    let mut best = (f64::MIN, [0; 9]);
+    for a in -reach..=reach {
+        for b in -slack..=slack {
+            for c in -slack..=slack {
+                let moves = bow(a, b, c);
+                let bent = (a.abs() + b.abs() + c.abs()) as f64;
+                let score = (0..9)
+                    .map(|j| table[j][(moves[j] + most) as usize])
+                    .sum::<f64>()
+                    - 1e-6 * bent;
+                if score > best.0 {
+                    best = (score, moves);
+                }
+            }
+        }
+    }
+    best.1
+}
+
 /// Per crossing of the printed lines, how far (grid units: the side is 1) it lies from where the
 /// homography of the grid's corners puts it, smoothed: see the module's doc.
 #[derive(Debug, Clone, Copy, PartialEq)]

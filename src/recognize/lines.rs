@@ -6,7 +6,7 @@
 //! over a ridge response (dark line between lighter paper), which keeps the path smooth and
 //! away from digit strokes beside it. The result is the 10 x 10 crossings of the lines.
 
-use crate::bend::clearest_curve;
+use crate::bend::{clearest_bow, clearest_curve};
 use crate::error::Result;
 use crate::geometry::{Homography, Point, Quad};
 use crate::raster::GrayView;
@@ -372,6 +372,8 @@ fn curled_guess(profiles: &[Vec<f64>], layout: Layout, half: usize) -> Option<[f
 /// somewhere to be looked for along it.
 const BOW_REACH: f64 = 0.6;
 const BOW_GUESS_FROM: f64 = 0.3;
+/// How far (share of a cell) the bow may lie off the corners there (see [`clearest_bow`]).
+const BOW_SLACK: f64 = 0.2;
 
 /// The offsets (pixels, per strip) by which all ten lines together lie off their places along
 /// the smoothest path through the strips that shows them most ("a comb" of ten lines a cell apart,
@@ -381,52 +383,28 @@ const BOW_GUESS_FROM: f64 = 0.3;
 /// at the middle put every line there beyond reach of its place, and the cells were cut across
 /// the lines (a page photographed so read as an invalid puzzle).
 fn bowed_guess(profiles: &[Vec<f64>], layout: Layout, half: usize) -> Option<Path> {
-    let reach = (BOW_REACH * layout.cell as f64).round() as isize;
-    let width = (2 * reach + 1) as usize;
-    let comb: Vec<Vec<f64>> = profiles
-        .iter()
-        .map(|p| {
-            let side = p.len() as isize;
-            let ridge = |t: isize| {
-                if t < half as isize || t + half as isize >= side {
-                    return 0.0;
-                }
-                let t = t as usize;
-                (p[t] - p[t - half]).min(p[t] - p[t + half]).max(0.0)
+    let cell = layout.cell as f64;
+    // How much the ten lines show, darker than both sides, in strip `j` all moved by `by`.
+    let comb = |j: usize, by: i64| -> f64 {
+        let p = &profiles[j];
+        let ridge = |t: i64| {
+            let Ok(t) = usize::try_from(t) else {
+                return 0.0;
             };
-            (-reach..=reach)
-                .map(|d| {
-                    (0..10)
-                        .map(|k| ridge(layout.expected(k) as isize + d))
-                        .sum()
-                })
-                .collect()
-        })
-        .collect();
-    let mut score = comb.first()?.clone();
-    let mut back = vec![vec![0usize; width]; comb.len()];
-    for (j, back_j) in back.iter_mut().enumerate().skip(1) {
-        score = (0..width)
-            .map(|o| {
-                let (best, from) = (0..width)
-                    .map(|p| (score[p] - BEND_COST * (o as f64 - p as f64).powi(2), p))
-                    .fold((f64::MIN, 0), |a, b| if b.0 > a.0 { b } else { a });
-                back_j[o] = from;
-                best + comb[j][o]
-            })
-            .collect();
-    }
-    let mut o = (0..width).max_by(|&a, &b| score[a].total_cmp(&score[b]))?;
-    let mut chosen = [0usize; 9];
-    for j in (0..comb.len()).rev() {
-        chosen[j] = o;
-        o = back[j][o];
-    }
-    let along: f64 = (0..9).map(|j| comb[j][chosen[j]]).sum();
-    let at_places: f64 = (0..9).map(|j| comb[j][reach as usize]).sum();
-    let path: Path = chosen.map(|o| o as f64 - reach as f64);
-    let largest = path.iter().fold(0.0f64, |m, o| m.max(o.abs()));
-    (largest >= BOW_GUESS_FROM * layout.cell as f64 && along > at_places).then_some(path)
+            if t < half || t + half >= p.len() {
+                return 0.0;
+            }
+            (p[t] - p[t - half]).min(p[t] - p[t + half]).max(0.0)
+        };
+        (0..10).map(|k| ridge(layout.expected(k) as i64 + by)).sum()
+    };
+    let reach = (BOW_REACH * cell).round() as i64;
+    let slack = (BOW_SLACK * cell).round() as i64;
+    let bow = clearest_bow(comb, reach, slack);
+    let along: f64 = (0..9).map(|j| comb(j, bow[j])).sum();
+    let at_places: f64 = (0..9).map(|j| comb(j, 0)).sum();
+    let largest = bow.iter().map(|by| by.abs()).max().unwrap_or(0) as f64;
+    (largest >= BOW_GUESS_FROM * cell && along > at_places).then(|| bow.map(|by| by as f64))
 }
 
 /// How a line must stand out from the paper on its two sides.
@@ -1141,7 +1119,16 @@ mod tests {
                 line(at(k as f64, y), at(k as f64, y + 1), thickness);
             }
         }
-        for (row, col) in [(0, 2), (1, 5), (3, 0), (4, 4), (4, 7), (6, 1), (7, 8), (8, 3)] {
+        for (row, col) in [
+            (0, 2),
+            (1, 5),
+            (3, 0),
+            (4, 4),
+            (4, 7),
+            (6, 1),
+            (7, 8),
+            (8, 3),
+        ] {
             let (from, to) = (first + row * 32 + 7, first + row * 32 + 25);
             let k = col as f64 + 0.5;
             line(at(k, from), at(k, to), 2);

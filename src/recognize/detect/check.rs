@@ -7,7 +7,7 @@ use opencv::imgproc;
 use opencv::prelude::{MatTraitConst, MatTraitConstManual};
 
 use super::{CHECK_CELL, Look, MAX_GAP};
-use crate::bend::clearest_curve;
+use crate::bend::{clearest_bow, clearest_curve};
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, warp};
 use crate::raster::{GrayView, Sharpness};
@@ -73,21 +73,37 @@ pub(super) fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridChec
     // be every line there is (a panel around the grid, from the puzzle beside it to the page's
     // edge, had the grid's own borders crossing its first and last cells and its lines inside
     // along such a curve).
-    match masks.far_curled_ruling() {
-        Some(far) => Ok(masks.judge(&far, sharpness, look, 1)),
+    let check = match masks.far_curled_ruling() {
+        Some(far) => masks.judge(&far, sharpness, look, 1),
+        None => check,
+    };
+    if check.score > 0.0 {
+        return Ok(check);
+    }
+    // Paper curving up from the table bows every line running along the curve alike, borders
+    // too, between corners that stay put: by half a cell at the middle, each line's stretches
+    // there lay beyond where they are looked for (a real page bowed so: not found). Lines placed
+    // along one bow as a whole must, like those along one far curve, be every line there is.
+    match masks.bowed_ruling() {
+        Some(bowed) => {
+            let bowed = masks.judge(&bowed, sharpness, look, 1);
+            Ok(if bowed.score > 0.0 { bowed } else { check })
+        }
         None => Ok(check),
     }
 }
 
 /// Where a candidate's lines are looked for, in pixels of the rectified candidate:
-/// `0[way][k]` is line k (0 and 9 the borders) across (way 0: rows) or down (way 1).
+/// `0[way][k]` is line k (0 and 9 the borders) across (way 0: rows) or down (way 1); `1[way][j]`
+/// how far (pixels) all of that way's lines are moved in the stretch of them crossing cell `j`
+/// (a bow along them, see [`Masks::bowed_ruling`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Ruling([[usize; 10]; 2]);
+struct Ruling([[usize; 10]; 2], [[i64; 9]; 2]);
 
 impl Ruling {
     /// Every line at its ninth.
     fn even(cell: usize) -> Ruling {
-        Ruling([std::array::from_fn(|k| k * cell); 2])
+        Ruling([std::array::from_fn(|k| k * cell); 2], [[0; 9]; 2])
     }
 }
 
@@ -173,14 +189,89 @@ impl Masks {
 
     /// How much of the line near `centre` shows: a printed line may sit a little off its place
     /// (corner error), and on curved paper by a different amount in each cell, so each cell's
-    /// stretch of it (between `ends`, the lines across) finds its own place.
-    fn line_coverage(&self, centre: usize, ends: &[usize; 10], horizontal: bool) -> f64 {
-        let stretches = ends.windows(2).map(|w| {
+    /// stretch of it (between `ends`, the lines across; moved by `bow`) finds its own place.
+    fn line_coverage(
+        &self,
+        centre: usize,
+        ends: &[usize; 10],
+        bow: &[i64; 9],
+        horizontal: bool,
+    ) -> f64 {
+        let stretches = ends.windows(2).zip(bow).map(|(w, &by)| {
+            let Some(centre) = self.moved(centre, by) else {
+                return 0.0;
+            };
             (centre.saturating_sub(3)..=(centre + 3).min(self.n - 1))
                 .map(|c| self.coverage(c, w[0], w[1], horizontal, false))
                 .fold(0.0, f64::max)
         });
         stretches.sum::<f64>() / 9.0
+    }
+
+    /// `centre` moved by `by` pixels, when that stays in the picture.
+    fn moved(&self, centre: usize, by: i64) -> Option<usize> {
+        usize::try_from(centre as i64 + by)
+            .ok()
+            .filter(|&c| c < self.n)
+    }
+
+    /// [`Masks::coverage`] along the whole band around `centre`, or where `bow` moves all the
+    /// lines of a way, stretch by stretch (between `ends`), the share over the stretches.
+    fn coverage_along(
+        &self,
+        centre: usize,
+        ends: &[usize; 10],
+        bow: &[i64; 9],
+        horizontal: bool,
+        firm: bool,
+    ) -> f64 {
+        if bow.iter().all(|&by| by == 0) {
+            return self.coverage(centre, 0, self.n, horizontal, firm);
+        }
+        let stretches = ends.windows(2).zip(bow).map(|(w, &by)| {
+            self.moved(centre, by)
+                .map_or(0.0, |c| self.coverage(c, w[0], w[1], horizontal, firm))
+        });
+        stretches.sum::<f64>() / 9.0
+    }
+
+    /// Where the lines lie on paper bowed across them: all of one way moved alike in each
+    /// cell's stretch, along the bow they show most along together ([`clearest_bow`]: at most
+    /// [`FAR_CURL_REACH`] of a cell at the middle, the ends within [`BOW_SLACK`] of a cell of
+    /// the corners), when that is [`BOWED_FROM`] of a cell or more one way or both, and the
+    /// border it moves inward shows along it ([`FAR_CURL_BORDERS`]); else None.
+    fn bowed_ruling(&self) -> Option<Ruling> {
+        let cell = self.cell as f64;
+        let reach = (FAR_CURL_REACH * cell).round() as i64;
+        let slack = (BOW_SLACK * cell).round() as i64;
+        let ninths = Ruling::even(self.cell).0[0];
+        let mut ruling = Ruling::even(self.cell);
+        for (way, bow) in ruling.1.iter_mut().enumerate() {
+            let horizontal = way == 0;
+            // How much the ten lines show in stretch `j` moved by `by` (a border moved beyond
+            // the candidate, none).
+            let shown = |j: usize, by: i64| -> f64 {
+                ninths
+                    .iter()
+                    .filter_map(|&k| self.moved(k, by))
+                    .map(|c| self.coverage(c, ninths[j], ninths[j + 1], horizontal, false))
+                    .sum()
+            };
+            let moves = clearest_bow(shown, reach, slack);
+            if moves.iter().all(|by| (by.abs() as f64) < BOWED_FROM * cell) {
+                continue;
+            }
+            // The border the bow moves inward must show along it too (the other one lies
+            // beyond the candidate): lines inside a straight panel, lifted off their ninths, fit
+            // some bow as well, but its straight side does not.
+            let inward = if moves[4] > 0 { 0 } else { 9 * self.cell };
+            let shows = self.line_coverage(inward, &ninths, &moves, horizontal) >= FAR_CURL_BORDERS;
+            if !shows {
+                return None;
+            }
+            *bow = moves;
+        }
+        (ruling != Ruling::even(self.cell)).then_some(ruling)
     }
 
     /// Where the inner lines lie when they run smoothly off their ninths each way, as paper
@@ -251,12 +342,12 @@ impl Masks {
     /// is no printed line (the picture's edge cutting the grid, taken with the lines inside it
     /// along a curve, put a corner half a cell off).
     fn borders_shown(&self) -> bool {
-        let ninths = Ruling::even(self.cell).0[0];
+        let even = Ruling::even(self.cell);
         let (first, last) = (0, (9 * self.cell).min(self.n - 1));
         [true, false].into_iter().all(|horizontal| {
-            [first, last]
-                .iter()
-                .all(|&border| self.line_coverage(border, &ninths, horizontal) >= FAR_CURL_BORDERS)
+            [first, last].iter().all(|&border| {
+                self.line_coverage(border, &even.0[0], &even.1[0], horizontal) >= FAR_CURL_BORDERS
+            })
         })
     }
 
@@ -286,11 +377,11 @@ impl Masks {
         let mut lines = Vec::with_capacity(16);
         let mut middles = Vec::with_capacity(18);
         for (way, horizontal) in [true, false].into_iter().enumerate() {
-            let (at, ends) = (&ruling.0[way], &ruling.0[1 - way]);
-            lines.extend((1..9).map(|k| self.line_coverage(at[k], ends, horizontal)));
-            middles.extend(
-                (0..9).map(|k| self.coverage((at[k] + at[k + 1]) / 2, 0, self.n, horizontal, true)),
-            );
+            let (at, ends, bow) = (&ruling.0[way], &ruling.0[1 - way], &ruling.1[way]);
+            lines.extend((1..9).map(|k| self.line_coverage(at[k], ends, bow, horizontal)));
+            middles.extend((0..9).map(|k| {
+                self.coverage_along((at[k] + at[k + 1]) / 2, ends, bow, horizontal, true)
+            }));
         }
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
         // Every box line must be there. A 3x3 table with no cell lines is no Sudoku, nor is part
@@ -362,8 +453,9 @@ impl Masks {
             .enumerate()
             .flat_map(|(way, horizontal)| (0..9).map(move |k| (way, horizontal, k)))
             .filter(|&(way, horizontal, k)| {
+                let (ends, bow) = (&ruling.0[1 - way], &ruling.1[way]);
                 inside_cells(&ruling.0[way], k)
-                    .any(|c| self.coverage(c, 0, self.n, horizontal, true) >= CROSSED_ALONG)
+                    .any(|c| self.coverage_along(c, ends, bow, horizontal, true) >= CROSSED_ALONG)
             })
             .count();
         let crossed_cells = [true, false]
@@ -375,7 +467,9 @@ impl Masks {
             .filter(|&(way, horizontal, k, j)| {
                 let ends = &ruling.0[1 - way];
                 inside_cells(&ruling.0[way], k).any(|c| {
-                    self.coverage(c, ends[j], ends[j + 1], horizontal, true) >= CROSSED_ALONG
+                    self.moved(c, ruling.1[way][j]).is_some_and(|c| {
+                        self.coverage(c, ends[j], ends[j + 1], horizontal, true) >= CROSSED_ALONG
+                    })
                 })
             })
             .count();
@@ -394,6 +488,13 @@ const FAR_CURL_BORDERS: f64 = 0.6;
 
 /// And must lie this near (share of a cell) a smooth curve through the borders.
 const CURL_SMOOTH: f64 = 0.1;
+
+/// Lines bowed less than this (share of a cell at the middle) are found where they are
+/// looked for straight, each stretch within 3 pixels of its place.
+const BOWED_FROM: f64 = 0.2;
+
+/// How far (share of a cell) a bow's ends may lie off the corners (see [`clearest_bow`]).
+const BOW_SLACK: f64 = 0.15;
 
 /// The least-squares curve k(9 - k)(a + b k) through `offsets` (of lines 1 to 8; it is 0 at
 /// the borders, 0 and 9): how far each line lies off its ninth on paper that curls smoothly.
@@ -647,6 +748,42 @@ mod tests {
         let crossed = ruled_with(rows, &[0.5 * rows[1]]);
         assert_eq!(grid_score(&crossed, &quad, Look::Only).unwrap(), 0.0);
         assert_eq!(grid_score(&crossed, &quad, Look::OneOfMany).unwrap(), 0.0);
+    }
+
+    /// A 9x9 grid of 40 px cells, its row lines (borders too, `cell_lines` or only the box
+    /// lines) bowed down by `bow` of a cell at the middle as sin(pi u) between the corners.
+    fn bowed_rows(bow: f64, cell_lines: bool) -> Mat {
+        let mut page =
+            Mat::new_rows_cols_with_default(440, 440, CV_8UC1, Scalar::all(235.0)).unwrap();
+        let black = Scalar::all(20.0);
+        let row = |k: usize, x: i32| {
+            let u = (x - 40) as f64 / 360.0;
+            40 + 40 * k as i32 + (40.0 * bow * (std::f64::consts::PI * u).sin()).round() as i32
+        };
+        for k in (0..10).filter(|k| cell_lines || k % 3 == 0) {
+            let thickness = if k % 3 == 0 { 4 } else { 2 };
+            let mut line = |a: Point, b: Point| {
+                imgproc::line(&mut page, a, b, black, thickness, imgproc::LINE_8, 0).unwrap()
+            };
+            let x = 40 + 40 * k as i32;
+            line(Point::new(x, row(0, x)), Point::new(x, row(9, x)));
+            for x in (40..400).step_by(4) {
+                line(Point::new(x, row(k, x)), Point::new(x + 4, row(k, x + 4)));
+            }
+        }
+        page
+    }
+
+    #[test]
+    fn rows_bowed_half_a_cell_are_a_grid_and_a_bowed_table_of_boxes_is_not() {
+        // Paper curving up from the table seen from its side: every row line bows alike, half
+        // a cell at the middle, beyond where a line's stretch is looked for (3 px of 20).
+        let quad = Quad([[40.0, 40.0], [400.0, 40.0], [400.0, 400.0], [40.0, 400.0]]);
+        let grid = bowed_rows(0.5, true);
+        assert!(grid_score(&grid, &quad, Look::Only).unwrap() > 0.4);
+        assert!(grid_score(&grid, &quad, Look::OneOfMany).unwrap() > 0.4);
+        let boxes = bowed_rows(0.5, false);
+        assert_eq!(grid_score(&boxes, &quad, Look::Only).unwrap(), 0.0);
     }
 
     #[test]
