@@ -84,6 +84,11 @@ pub(super) fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridChec
     // too, between corners that stay put: by half a cell at the middle, each line's stretches
     // there lay beyond where they are looked for (a real page bowed so: not found). Lines placed
     // along one bow as a whole must, like those along one far curve, be every line there is.
+    // Photos only: searched for a bow, every outline a page of boxed tables gave took detection
+    // from 80 to 108 ms a frame; a video waits, as for other strongly curved pages.
+    if look != Look::Only {
+        return Ok(check);
+    }
     match masks.bowed_ruling() {
         Some(bowed) => {
             let bowed = masks.judge(&bowed, sharpness, look, 1);
@@ -775,13 +780,14 @@ mod tests {
     }
 
     #[test]
-    fn rows_bowed_half_a_cell_are_a_grid_and_a_bowed_table_of_boxes_is_not() {
+    fn rows_bowed_half_a_cell_are_a_grid_in_a_photo_and_a_bowed_table_of_boxes_is_not() {
         // Paper curving up from the table seen from its side: every row line bows alike, half
         // a cell at the middle, beyond where a line's stretch is looked for (3 px of 20).
         let quad = Quad([[40.0, 40.0], [400.0, 40.0], [400.0, 400.0], [40.0, 400.0]]);
         let grid = bowed_rows(0.5, true);
         assert!(grid_score(&grid, &quad, Look::Only).unwrap() > 0.4);
-        assert!(grid_score(&grid, &quad, Look::OneOfMany).unwrap() > 0.4);
+        // A video frame is not searched for a bow (see `check_grid`).
+        assert_eq!(grid_score(&grid, &quad, Look::OneOfMany).unwrap(), 0.0);
         let boxes = bowed_rows(0.5, false);
         assert_eq!(grid_score(&boxes, &quad, Look::Only).unwrap(), 0.0);
     }
