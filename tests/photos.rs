@@ -864,7 +864,8 @@ fn a_page_lifted_at_one_side_is_never_read_beyond_its_border() {
 /// cell out: `01_06_honor_view_10_0` bowed 0.35 of a cell to the right had its last column
 /// drawn beyond the grid, 0.71 of a cell off. Bowed half a cell, beyond the lines' reach, it and
 /// `01_25_honor_view_10_0` were drawn bent with a side's boxes half a cell off (0.53, 0.59);
-/// since session 51 the lines are looked for along the bow all of them show together.
+/// since session 51 the grid is checked and its lines are followed along the bow all of them
+/// show together.
 #[test]
 fn a_page_bowed_across_is_drawn_in_its_cells_or_not_at_all() {
     use common::curved::{Bowed, MovedPage};
@@ -901,14 +902,14 @@ fn a_page_bowed_across_is_drawn_in_its_cells_or_not_at_all() {
         }
     }
     println!("pages bowed: {drawn} of {cases} drawn, at most {worst_drawn:.2} of a cell off");
-    // Measured: 29 of 40 drawn, at most 0.18 of a cell off, since session 51 follows the lines
-    // along the bow they show together (19, at most 0.25, before; 20, at most 0.71, before
-    // session 46).
+    // Measured: 37 of 40 drawn, at most 0.24 of a cell off, since session 51 checks the grid and
+    // follows its lines along the bow they show together (29, at most 0.18, with the following
+    // alone; 19, at most 0.25, before; 20, at most 0.71, before session 46).
     assert!(
         worst_drawn < 0.3,
         "a cell drawn {worst_drawn:.2} of a cell off"
     );
-    assert!(drawn >= 26, "only {drawn} of {cases} drawn");
+    assert!(drawn >= 33, "only {drawn} of {cases} drawn");
 }
 
 /// The Kubiesa sample named `name`, its published corners and its photo.
