@@ -1041,6 +1041,30 @@ mod tests {
         }
     }
 
+    /// A grid rectified as `LAYOUT` on paper of gray `paper`, its lines of gray `ink` (box
+    /// lines 3 px, cell lines 1), column line `k` at `column(k, y)` down the picture, each row
+    /// line straight between the outer columns.
+    fn columns_along(column: &dyn Fn(f64, f64) -> f64, paper: f64, ink: f64) -> Mat {
+        let side = LAYOUT.side() as i32;
+        let mut image =
+            Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(paper)).unwrap();
+        let (first, last) = (LAYOUT.expected(0) as i32, LAYOUT.expected(9) as i32);
+        let at = |k: f64, y: i32| CvPoint::new(column(k, y as f64).round() as i32, y);
+        for k in 0..10 {
+            let thickness = if k % 3 == 0 { 3 } else { 1 };
+            let mut line = |a: CvPoint, b: CvPoint| {
+                let ink = Scalar::all(ink);
+                imgproc::line(&mut image, a, b, ink, thickness, imgproc::LINE_AA, 0).unwrap()
+            };
+            let y = LAYOUT.expected(k) as i32;
+            line(at(0.0, y), at(9.0, y));
+            for y in first..last {
+                line(at(k as f64, y), at(k as f64, y + 1));
+            }
+        }
+        image
+    }
+
     #[test]
     fn a_border_turning_in_fast_at_its_end_is_followed_to_its_corner() {
         // Paper bowed by 0.45 of a cell: every column line bulges right by 14 px at the middle
@@ -1048,32 +1072,13 @@ mod tests {
         // there, with paper beyond them. Faint and blurred, as on a frame filmed: the path's
         // cost for bending then outweighs the line's ridge at the ends, and without looking
         // again there the corners were put 13 px right, on the paper.
-        let side = LAYOUT.side() as i32;
         let (top, grid) = (LAYOUT.margin as f64, 9.0 * LAYOUT.cell as f64);
         let bow = 14.0;
         let column = |k: usize, y: f64| {
             let t = ((y - top) / grid).clamp(0.0, 1.0);
             LAYOUT.expected(k) as f64 + bow * 4.0 * t * (1.0 - t)
         };
-        let mut image =
-            Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(200.0)).unwrap();
-        let ink = Scalar::all(170.0);
-        let (first, last) = (LAYOUT.expected(0) as i32, LAYOUT.expected(9) as i32);
-        for k in 0..10 {
-            let thickness = if k % 3 == 0 { 3 } else { 1 };
-            let mut line = |a: CvPoint, b: CvPoint| {
-                imgproc::line(&mut image, a, b, ink, thickness, imgproc::LINE_AA, 0).unwrap()
-            };
-            let y = LAYOUT.expected(k) as i32;
-            line(
-                CvPoint::new(column(0, y as f64).round() as i32, y),
-                CvPoint::new(column(9, y as f64).round() as i32, y),
-            );
-            for y in first..last {
-                let at = |y: i32| CvPoint::new(column(k, y as f64).round() as i32, y);
-                line(at(y), at(y + 1));
-            }
-        }
+        let image = columns_along(&|k, y| column(k as usize, y), 200.0, 170.0);
         let mut blurred = Mat::default();
         imgproc::gaussian_blur_def(&image, &mut blurred, opencv::core::Size::new(5, 5), 1.5)
             .unwrap();
@@ -1096,30 +1101,16 @@ mod tests {
         // bows right by 15 px (0.47 of a cell) at the middle as sin(pi t), its ends on the
         // corners; a box line's reach is 13 px. Ones printed in some cells (upright strokes
         // half a cell from the lines) must not be taken for them.
-        let side = LAYOUT.side() as i32;
         let (top, grid) = (LAYOUT.margin as f64, 9.0 * LAYOUT.cell as f64);
         let bow = 15.0;
         let column = |k: f64, y: f64| {
             let t = ((y - top) / grid).clamp(0.0, 1.0);
             LAYOUT.margin as f64 + k * LAYOUT.cell as f64 + bow * (std::f64::consts::PI * t).sin()
         };
-        let mut image =
-            Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(215.0)).unwrap();
-        let ink = Scalar::all(40.0);
-        let (first, last) = (LAYOUT.expected(0) as i32, LAYOUT.expected(9) as i32);
-        let mut line = |a: CvPoint, b: CvPoint, thickness: i32| {
-            imgproc::line(&mut image, a, b, ink, thickness, imgproc::LINE_AA, 0).unwrap()
-        };
+        let mut image = columns_along(&column, 215.0, 40.0);
+        let first = LAYOUT.expected(0) as i32;
         let at = |k: f64, y: i32| CvPoint::new(column(k, y as f64).round() as i32, y);
-        for k in 0..10 {
-            let thickness = if k % 3 == 0 { 3 } else { 1 };
-            let y = LAYOUT.expected(k) as i32;
-            line(at(0.0, y), at(9.0, y), thickness);
-            for y in first..last {
-                line(at(k as f64, y), at(k as f64, y + 1), thickness);
-            }
-        }
-        for (row, col) in [
+        let ones = [
             (0, 2),
             (1, 5),
             (3, 0),
@@ -1128,10 +1119,20 @@ mod tests {
             (6, 1),
             (7, 8),
             (8, 3),
-        ] {
+        ];
+        for (row, col) in ones {
             let (from, to) = (first + row * 32 + 7, first + row * 32 + 25);
-            let k = col as f64 + 0.5;
-            line(at(k, from), at(k, to), 2);
+            let (k, ink) = (col as f64 + 0.5, Scalar::all(40.0));
+            imgproc::line(
+                &mut image,
+                at(k, from),
+                at(k, to),
+                ink,
+                2,
+                imgproc::LINE_AA,
+                0,
+            )
+            .unwrap();
         }
         let found = find_crossings(&image, LAYOUT, Edge::Line)
             .unwrap()
