@@ -203,9 +203,10 @@ fn follow_lines(
     let curled = along_curve.is_some();
     [found[3], found[6]] = along_curve.unwrap_or(at_place);
     // On paper bowed across the lines, every line (borders too) bends alike, beyond reach of its
-    // place at the middle while its ends stay: when the borders or box lines were not found at
-    // their places, all four are looked for along the bow the lines show together, and taken so
-    // when all four are found there.
+    // place at the middle while its ends stay: when the ten lines show a bow together
+    // ([`bowed_guess`]), the borders and box lines are looked for along it, and taken so when all
+    // four are found there. Asked for every grid: a box line beyond reach was not seen missing,
+    // the path staying within reach on a digit's strokes.
     if !curled && !borders.is_empty() {
         let bowed = bowed_guess(&profiles, layout, half).and_then(|offsets| {
             let bow = Guess {
@@ -375,10 +376,10 @@ const BOW_GUESS_FROM: f64 = 0.3;
 /// How far (share of a cell) the bow may lie off the corners there (see [`clearest_bow`]).
 const BOW_SLACK: f64 = 0.2;
 
-/// The offsets (pixels, per strip) by which all ten lines together lie off their places along
-/// the smoothest path through the strips that shows them most ("a comb" of ten lines a cell apart,
-/// moved as one), when that puts them at least [`BOW_GUESS_FROM`] of a cell off somewhere and
-/// shows them more than their places do; else None. Why: paper curving up from a table bows
+/// The offsets (pixels, per strip) by which all ten lines together ("a comb" of ten lines a cell
+/// apart, moved as one) lie off their places along the bow that shows them most
+/// ([`clearest_bow`]), when that puts them at least [`BOW_GUESS_FROM`] of a cell off somewhere
+/// and shows them more than their places do; else None. Why: paper curving up from a table bows
 /// every line running along the curve, borders too, between corners that stay put; half a cell
 /// at the middle put every line there beyond reach of its place, and the cells were cut across
 /// the lines (a page photographed so read as an invalid puzzle).
