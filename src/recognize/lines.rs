@@ -975,21 +975,32 @@ mod tests {
         image
     }
 
+    /// Asserts that every crossing found lies within `tolerance` pixels each way of
+    /// `expected(l, k)` (row line `l`, column line `k`).
+    fn assert_crossings_near(
+        found: &Crossings,
+        tolerance: f64,
+        expected: impl Fn(usize, usize) -> [f64; 2],
+    ) {
+        for l in 0..10 {
+            for k in 0..10 {
+                let ([x, y], [ex, ey]) = (found.at[l][k], expected(l, k));
+                assert!(
+                    (x - ex).abs() < tolerance && (y - ey).abs() < tolerance,
+                    "crossing {l},{k} at {x:.1},{y:.1}, expected {ex:.1},{ey:.1}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn follows_straight_lines_to_the_pixel() {
         let found = find_crossings(&bowed_grid(0.0, 0), LAYOUT, Edge::Line)
             .unwrap()
             .expect("lines");
-        for l in 0..10 {
-            for k in 0..10 {
-                let [x, y] = found.at[l][k];
-                let (ex, ey) = (LAYOUT.expected(k) as f64, LAYOUT.expected(l) as f64);
-                assert!(
-                    (x - ex).abs() < 1.0 && (y - ey).abs() < 1.0,
-                    "crossing {l},{k} at {x:.1},{y:.1}"
-                );
-            }
-        }
+        assert_crossings_near(&found, 1.0, |l, k| {
+            [LAYOUT.expected(k) as f64, LAYOUT.expected(l) as f64]
+        });
     }
 
     #[test]
@@ -999,18 +1010,12 @@ mod tests {
             .unwrap()
             .expect("lines");
         let side = LAYOUT.side() as f64;
-        for l in 0..10 {
-            for k in 0..10 {
-                let [x, y] = found.at[l][k];
-                let ey = LAYOUT.expected(l) as f64 + 5.0;
-                let t = ey / side;
-                let ex = LAYOUT.expected(k) as f64 + bow * 4.0 * t * (1.0 - t);
-                assert!(
-                    (x - ex).abs() < 1.5 && (y - ey).abs() < 1.5,
-                    "crossing {l},{k} at {x:.1},{y:.1}, expected {ex:.1},{ey:.1}"
-                );
-            }
-        }
+        assert_crossings_near(&found, 1.5, |l, k| {
+            let ey = LAYOUT.expected(l) as f64 + 5.0;
+            let t = ey / side;
+            let ex = LAYOUT.expected(k) as f64 + bow * 4.0 * t * (1.0 - t);
+            [ex, ey]
+        });
     }
 
     #[test]
@@ -1038,16 +1043,7 @@ mod tests {
         let found = find_crossings(&image, LAYOUT, Edge::Line)
             .unwrap()
             .expect("lines");
-        for l in 0..10 {
-            for k in 0..10 {
-                let [x, y] = found.at[l][k];
-                let (ex, ey) = (column(k), LAYOUT.expected(l) as f64);
-                assert!(
-                    (x - ex).abs() < 1.5 && (y - ey).abs() < 1.5,
-                    "crossing {l},{k} at {x:.1},{y:.1}, expected {ex:.1},{ey:.1}"
-                );
-            }
-        }
+        assert_crossings_near(&found, 1.5, |l, k| [column(k), LAYOUT.expected(l) as f64]);
     }
 
     /// A grid rectified as `LAYOUT` on paper of gray `paper`, its lines of gray `ink` (box
@@ -1074,6 +1070,16 @@ mod tests {
         image
     }
 
+    /// Where line `k` (fractional between lines) lies in `LAYOUT`, unbent.
+    fn place(k: f64) -> f64 {
+        LAYOUT.margin as f64 + k * LAYOUT.cell as f64
+    }
+
+    /// How far down the grid (0 at its top border, 1 at its bottom) `y` lies in `LAYOUT`.
+    fn down_the_grid(y: f64) -> f64 {
+        ((y - LAYOUT.margin as f64) / (9.0 * LAYOUT.cell as f64)).clamp(0.0, 1.0)
+    }
+
     #[test]
     fn a_border_turning_in_fast_at_its_end_is_followed_to_its_corner() {
         // Paper bowed by 0.45 of a cell: every column line bulges right by 14 px at the middle
@@ -1081,13 +1087,12 @@ mod tests {
         // there, with paper beyond them. Faint and blurred, as on a frame filmed: the path's
         // cost for bending then outweighs the line's ridge at the ends, and without looking
         // again there the corners were put 13 px right, on the paper.
-        let (top, grid) = (LAYOUT.margin as f64, 9.0 * LAYOUT.cell as f64);
         let bow = 14.0;
-        let column = |k: usize, y: f64| {
-            let t = ((y - top) / grid).clamp(0.0, 1.0);
-            LAYOUT.expected(k) as f64 + bow * 4.0 * t * (1.0 - t)
+        let column = |k: f64, y: f64| {
+            let t = down_the_grid(y);
+            place(k) + bow * 4.0 * t * (1.0 - t)
         };
-        let image = columns_along(&|k, y| column(k as usize, y), 200.0, 170.0);
+        let image = columns_along(&column, 200.0, 170.0);
         let mut blurred = Mat::default();
         imgproc::gaussian_blur_def(&image, &mut blurred, opencv::core::Size::new(5, 5), 1.5)
             .unwrap();
@@ -1110,12 +1115,9 @@ mod tests {
         // bows right by 15 px (0.47 of a cell) at the middle as sin(pi t), its ends on the
         // corners; a box line's reach is 13 px. Ones printed in some cells (upright strokes
         // half a cell from the lines) must not be taken for them.
-        let (top, grid) = (LAYOUT.margin as f64, 9.0 * LAYOUT.cell as f64);
         let bow = 15.0;
-        let column = |k: f64, y: f64| {
-            let t = ((y - top) / grid).clamp(0.0, 1.0);
-            LAYOUT.margin as f64 + k * LAYOUT.cell as f64 + bow * (std::f64::consts::PI * t).sin()
-        };
+        let column =
+            |k: f64, y: f64| place(k) + bow * (std::f64::consts::PI * down_the_grid(y)).sin();
         let mut image = columns_along(&column, 215.0, 40.0);
         let first = LAYOUT.expected(0) as i32;
         let at = |k: f64, y: i32| CvPoint::new(column(k, y as f64).round() as i32, y);
@@ -1146,17 +1148,11 @@ mod tests {
         let found = find_crossings(&image, LAYOUT, Edge::Line)
             .unwrap()
             .expect("lines");
-        for l in 0..10 {
-            for k in 0..10 {
-                let [x, y] = found.at[l][k];
-                let ey = LAYOUT.expected(l) as f64;
-                let ex = column(k as f64, ey);
-                assert!(
-                    (x - ex).abs() < 1.5 && (y - ey).abs() < 1.5,
-                    "crossing {l},{k} at {x:.1},{y:.1}, expected {ex:.1},{ey:.1}"
-                );
-            }
-        }
+        assert_crossings_near(&found, 1.5, |l, k| {
+            let ey = LAYOUT.expected(l) as f64;
+            let ex = column(k as f64, ey);
+            [ex, ey]
+        });
     }
 
     /// Lines found at `offsets` (the same offset all along each line).
