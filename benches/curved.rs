@@ -12,6 +12,8 @@
 //! `-- --fold 0.35` films real Kubiesa pages folded across the grid, one side tilted by that
 //! much (grid sides per side; towards the camera on every third page), a crease across the
 //! photo (`Gutter::folded`).
+//! `-- --bowed 0.5,0.6` films real Kubiesa pages bowed across by those shares of a cell, every
+//! 16th page, columns and rows, both ways round (`Bowed` in tests/common/curved.rs).
 //! `-- --bowed-stills 0.35,0.5` reads real Kubiesa photos instead as stills (the photo
 //! pipeline), each bowed across each way by those shares of a cell, both ways round
 //! (`Bowed` in tests/common/curved.rs): solved, drawn, and the worst cell of each drawn.
@@ -111,6 +113,30 @@ fn folded_pages(tilt: f64) -> Vec<CurvedPage> {
     pages
 }
 
+/// Real pages bowed across by `cells` of a cell: every 16th Kubiesa page, in turn its columns
+/// or its rows, in turn one way round or the other (see `Bowed`).
+fn bowed_pages(cells: f64) -> Vec<CurvedPage> {
+    let kubiesa = common::kubiesa_val();
+    let mut pages = Vec::new();
+    for (k, sample) in kubiesa.iter().enumerate().step_by(16) {
+        let Some(page) = page_of(sample) else {
+            continue;
+        };
+        let (across, cells) = ((k / 16) % 2, if (k / 32) % 2 == 0 { cells } else { -cells });
+        let bowed = common::curved::Bowed::new(&page.corners, across, cells);
+        let name = format!(
+            "{} bowed {cells} cell across {across}",
+            sample
+                .path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+        );
+        pages.push(CurvedPage::warped(name, &page.photo, page.puzzle, bowed));
+    }
+    pages
+}
+
 /// Real Kubiesa photos bowed across (columns, then rows) by each of `amounts` (shares of a cell,
 /// both ways round), read as stills: per case whether solved right and drawn, and how far (share
 /// of a cell) its worst cell lies from its printed middle.
@@ -169,6 +195,13 @@ fn report_bowed_stills(amounts: &[f64]) {
 fn report_pages(pages: &[CurvedPage], seeds: &[u64], every_frame: bool) {
     for &seed in seeds {
         let frames = frames_drawn(pages, seed);
+        let off = frames.iter().filter(|f| f.worst >= OFF).count();
+        let worst = frames.iter().map(|f| f.worst).fold(0.0, f64::max);
+        println!(
+            "{} pages, noise {seed}: {} frames drawn, {off} with a cell >= {OFF} cell off, worst {worst:.3}",
+            pages.len(),
+            frames.len()
+        );
         for (i, page) in pages.iter().enumerate() {
             let mine: Vec<_> = frames.iter().filter(|f| f.page == i).collect();
             let off = mine.iter().filter(|f| f.worst >= OFF).count();
@@ -209,7 +242,11 @@ fn main() {
         report_bowed_stills(&list::<f64>("--bowed-stills", ""));
         return;
     }
-    let real_pages: [(&str, PagesBy); 2] = [("--fold", folded_pages), ("--gutter", curled_pages)];
+    let real_pages: [(&str, PagesBy); 3] = [
+        ("--fold", folded_pages),
+        ("--gutter", curled_pages),
+        ("--bowed", bowed_pages),
+    ];
     for (flag, pages) in real_pages {
         if common::bench_arg(flag).is_some() {
             for amount in list::<f64>(flag, "") {

@@ -620,7 +620,7 @@ fn solved_right(
 /// gives.
 #[test]
 fn a_folded_page_with_a_crease_is_read_and_drawn_in_its_cells_or_not_at_all() {
-    use common::curved::Gutter;
+    use common::curved::{Gutter, MovedPage};
     let kubiesa = require_data(kubiesa_val(), "kubiesa photos-val", 80);
     let mut pipeline = pipeline();
     let (mut cases, mut right, mut drawn, mut worst_drawn) = (0, 0, 0, 0.0f64);
@@ -938,7 +938,7 @@ struct Curled {
 /// The Kubiesa photos `names` curled into a gutter on each side by each of `depths` (see
 /// [`common::curved::Gutter`]), read by the photo pipeline.
 fn curled_into_a_gutter(names: &[&str], depths: &[f64]) -> Curled {
-    use common::curved::Gutter;
+    use common::curved::{Gutter, MovedPage};
     let kubiesa = require_data(kubiesa_val(), "kubiesa photos-val", 80);
     let mut pipeline = pipeline();
     let mut curled = Curled {

@@ -23,8 +23,9 @@ pub struct CurvedPage {
     /// How far (share of the side) the columns bow at mid-height and the rows sag at their
     /// middle.
     pub bow: [f64; 2],
-    /// A real photo curled into a book's gutter instead (then `bow` is nothing).
-    pub gutter: Option<Gutter>,
+    /// A real photo's page moved by a known warp instead: curled into a book's gutter, folded,
+    /// bowed across (then `bow` is nothing).
+    pub moved: Option<Box<dyn MovedPage>>,
 }
 
 impl CurvedPage {
@@ -77,7 +78,7 @@ impl CurvedPage {
             solution,
             image_from_grid: Homography::from_quads(&Quad::UNIT, &corners).unwrap(),
             bow,
-            gutter: None,
+            moved: None,
         };
         let (w, h) = (flat.cols(), flat.rows());
         let mut map_x =
@@ -131,36 +132,37 @@ impl CurvedPage {
         CurvedPage::warped(name, photo, puzzle, Gutter::new(&corners, turn, depth))
     }
 
-    /// A real photo warped by `gutter` (curled or folded).
+    /// A real photo with its page `moved` (curled, folded, bowed).
     pub fn warped(
         name: String,
         photo: &opencv::core::Mat,
         puzzle: ([u8; 81], [u8; 81]),
-        gutter: Gutter,
+        moved: impl MovedPage + 'static,
     ) -> CurvedPage {
         use sudoku_ar::geometry::Quad;
+        let image_from_grid = *moved.image_from_grid();
         let seen = Quad(
             Quad::UNIT
                 .0
-                .map(|p| gutter.image_from_grid.apply(gutter.curled(p))),
+                .map(|p| image_from_grid.apply(moved.moved(p, false))),
         );
         CurvedPage {
             name,
-            image: gutter.apply(photo),
+            image: moved.apply(photo),
             corners: seen,
             givens: puzzle.0,
             solution: puzzle.1,
-            image_from_grid: gutter.image_from_grid,
+            image_from_grid,
             bow: [0.0; 2],
-            gutter: Some(gutter),
+            moved: Some(Box::new(moved)),
         }
     }
 
     /// Where the middle of `cell` is on the bent picture: the point q with q = p + bend(q), p its
     /// middle on the flat page, found in a few steps from p.
     pub fn cell_middle(&self, cell: usize) -> [f64; 2] {
-        if let Some(gutter) = &self.gutter {
-            return gutter.cell_middle(cell);
+        if let Some(moved) = &self.moved {
+            return moved.cell_middle(cell);
         }
         let p = self.image_from_grid.apply([
             ((cell % 9) as f64 + 0.5) / 9.0,
@@ -375,23 +377,34 @@ impl Gutter {
         [x + 0.5, y + 0.5]
     }
 
-    /// Where the middle of `cell` is seen on the curled photo, in its pixels.
-    pub fn cell_middle(&self, cell: usize) -> [f64; 2] {
-        self.image_from_grid.apply(self.curled([
-            ((cell % 9) as f64 + 0.5) / 9.0,
-            ((cell / 9) as f64 + 0.5) / 9.0,
-        ]))
+    /// The flat grid point seen at grid point `seen` on the curled page (found in a few steps,
+    /// the curl being smooth).
+    fn flat_at(&self, seen: [f64; 2]) -> [f64; 2] {
+        let mut flat = seen;
+        for _ in 0..12 {
+            let at = self.curled(flat);
+            flat = [flat[0] + seen[0] - at[0], flat[1] + seen[1] - at[1]];
+        }
+        flat
+    }
+}
+
+impl MovedPage for Gutter {
+    fn image_from_grid(&self) -> &sudoku_ar::geometry::Homography {
+        &self.image_from_grid
     }
 
-    /// How far (share of a cell) the worst cell of `puzzle`, as it would be drawn (along its
-    /// bend, or by its corners), lies from the middle of its printed cell.
-    pub fn worst_cell_drawn(&self, puzzle: &sudoku_ar::photo::Puzzle) -> f64 {
-        worst_cell_off(puzzle, &self.image_from_grid, |cell| self.cell_middle(cell))
+    fn moved(&self, p: [f64; 2], back: bool) -> [f64; 2] {
+        if back {
+            self.flat_at(p)
+        } else {
+            self.curled(p)
+        }
     }
 
-    /// `photo` with its page curled: each pixel taken from the flat point seen there (found
-    /// in a few steps, the curl being smooth).
-    pub fn apply(&self, photo: &opencv::core::Mat) -> opencv::core::Mat {
+    /// `photo` with its page curled: each pixel taken from the flat point seen there; beyond a
+    /// fold the paper gets its own light.
+    fn apply(&self, photo: &opencv::core::Mat) -> opencv::core::Mat {
         use opencv::core::{self, Mat};
         let mut light = Mat::new_rows_cols_with_default(
             photo.rows(),
@@ -405,11 +418,7 @@ impl Gutter {
             &self.image_from_grid,
             (core::BORDER_CONSTANT, 40.0),
             |seen, x, y| {
-                let mut flat = seen;
-                for _ in 0..12 {
-                    let at = self.curled(flat);
-                    flat = [flat[0] + seen[0] - at[0], flat[1] + seen[1] - at[1]];
-                }
+                let flat = self.flat_at(seen);
                 // Beyond a fold the paper gets its own light; the crease itself is darker.
                 let (across, _) = self.turned(flat);
                 *light.at_2d_mut::<f32>(y, x).expect("light") = match self.fold {
@@ -613,7 +622,8 @@ pub trait MovedPage {
         self.image_from_grid().apply(self.moved(middle, false))
     }
 
-    /// See [`Gutter::worst_cell_drawn`].
+    /// How far (share of a cell) the worst cell of `puzzle`, as it would be drawn (along its
+    /// bend, or by its corners), lies from the middle of its printed cell.
     fn worst_cell_drawn(&self, puzzle: &sudoku_ar::photo::Puzzle) -> f64 {
         worst_cell_off(puzzle, self.image_from_grid(), |cell| {
             self.cell_middle(cell)
