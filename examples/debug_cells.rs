@@ -17,7 +17,7 @@ fn main() -> anyhow::Result<()> {
     let mut negative = Mat::default();
     let gray = found.ink.as_dark(&gray, &mut negative)?;
     println!("detected: {:?} ({:?})", found.quad, found.ink);
-    let rectified = match cells::rectify_along_lines(gray, &found.quad, found.edge, true)? {
+    let rectified = match cells::rectify_along_lines(gray, &found.quad, found.edge)? {
         Some(fitted) => {
             println!(
                 "cut along the lines; border at {:?}",

@@ -17,7 +17,7 @@ fn main() -> anyhow::Result<()> {
     let quad = Quad([[v[0], v[1]], [v[2], v[3]], [v[4], v[5]], [v[6], v[7]]]);
     let mut gray = Mat::default();
     imgproc::cvt_color(&image, &mut gray, imgproc::COLOR_BGR2GRAY, 0)?;
-    match cells::rectify_along_lines(&gray, &quad, Edge::Line, true)? {
+    match cells::rectify_along_lines(&gray, &quad, Edge::Line)? {
         Some(fitted) => {
             println!(
                 "lines: {:?} border seen {:?}",

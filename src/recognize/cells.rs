@@ -52,20 +52,13 @@ pub struct Fitted {
 /// Like [`rectify`], but each cell is cut from between the printed lines around it, found near
 /// where `quad` puts them: right also on curved paper and when `quad` is a little off. None
 /// when the lines cannot be followed (then [`rectify`] is what there is). The border lines are
-/// followed where `edge` says they are printed; along a bow the lines show together when
-/// `along_bows` (a photo, see [`lines::Layout::along_bows`]).
-pub fn rectify_along_lines(
-    gray: &Mat,
-    quad: &Quad,
-    edge: Edge,
-    along_bows: bool,
-) -> Result<Option<Fitted>> {
+/// followed where `edge` says they are printed.
+pub fn rectify_along_lines(gray: &Mat, quad: &Quad, edge: Edge) -> Result<Option<Fitted>> {
     // The margin leaves room to search for the outer lines on both sides of where `quad` has them.
     let layout = lines::Layout {
         cell: CELL as usize,
         margin: CELL as usize * 5 / 8,
         source_pixel: (quad.mean_side() / 9.0 / CELL as f64).max(f64::EPSILON),
-        along_bows,
     };
     let margin_cells = layout.margin as f64 / layout.cell as f64;
     let source = Source::new(gray, quad, margin_cells)?;

@@ -84,13 +84,6 @@ pub struct Layout {
     pub margin: usize,
     /// Pixels of the picture the grid was rectified from per pixel here (about).
     pub source_pixel: f64,
-    /// Whether the lines are also looked for along a bow all of them show together
-    /// (`bowed_guess`): in a photo. A video frame follows them from where the track puts
-    /// them, and the bow, found on some frames and not on others, cut a page bowed 0.45 of a
-    /// cell differently from frame to frame: its readings were taken for a different puzzle, and
-    /// the overlay went (`cargo bench --bench curved -- --bows 0.05`, noise seeds 1-6: 1812 ->
-    /// 1495 frames drawn; see also [`crate::recognize::detect::grid_score_unbowed`]).
-    pub along_bows: bool,
 }
 
 impl Layout {
@@ -214,7 +207,7 @@ fn follow_lines(
     // ([`bowed_guess`]), the borders and box lines are looked for along it, and taken so when all
     // four are found there. Asked for every grid: a box line beyond reach was not seen missing,
     // the path staying within reach on a digit's strokes.
-    if layout.along_bows && !curled && !borders.is_empty() {
+    if !curled && !borders.is_empty() {
         let bowed = bowed_guess(&profiles, layout, half).and_then(|offsets| {
             let bow = Guess {
                 offsets,
@@ -877,7 +870,6 @@ mod tests {
         cell: 32,
         margin: 20,
         source_pixel: 1.0,
-        along_bows: true,
     };
 
     /// A dark mode's card in the negative, as rectified: light cells with dark lines inside and

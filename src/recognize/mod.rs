@@ -52,14 +52,6 @@ pub enum Follow {
     Once,
 }
 
-impl Follow {
-    /// Whether the lines are also looked for along a bow (a photo; see
-    /// [`lines::Layout::along_bows`]).
-    fn along_bows(self) -> bool {
-        self == Follow::AgainIfMoved
-    }
-}
-
 /// A grid as read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recognition {
@@ -115,9 +107,7 @@ pub fn recognize(
         Some(cut) => {
             // A card's border is never seen: there is no line beyond it to look for.
             let wider = match edge {
-                Edge::Line | Edge::ScreenLine => {
-                    beyond_unseen_border(gray, &cut, edge, follow.along_bows())?
-                }
+                Edge::Line | Edge::ScreenLine => beyond_unseen_border(gray, &cut, edge)?,
                 Edge::Card => None,
             };
             let cut = wider.unwrap_or(cut);
@@ -193,8 +183,7 @@ struct Cut {
 /// right. Where the outline runs along the picture's edge and the lines inside put the grid
 /// beyond it, they are followed again from where they put it ([`beyond_the_picture`]).
 fn cut_along_lines(gray: &Mat, quad: &Quad, edge: Edge, follow: Follow) -> Result<Option<Cut>> {
-    let along_bows = follow.along_bows();
-    let Some(cut) = follow_lines(gray, quad, edge, along_bows)? else {
+    let Some(cut) = follow_lines(gray, quad, edge)? else {
         return Ok(None);
     };
     if let Some(start) = beyond_the_picture(gray, quad, &cut.lattice)? {
@@ -205,7 +194,7 @@ fn cut_along_lines(gray: &Mat, quad: &Quad, edge: Edge, follow: Follow) -> Resul
                 .iter()
                 .any(|&p| beyond(p).iter().any(|&out| out > BEYOND_THE_PICTURE * cell))
         };
-        let again = follow_lines(gray, &start, edge, along_bows)?;
+        let again = follow_lines(gray, &start, edge)?;
         if let Some(again) = again.filter(|again| runs_beyond(&again.quad)) {
             tracing::debug!(
                 ?start,
@@ -244,7 +233,7 @@ fn cut_along_lines(gray: &Mat, quad: &Quad, edge: Edge, follow: Follow) -> Resul
     let refollow = moved_on_unseen_border(&cut.quad, quad, cut.border_seen)
         || (follow == Follow::AgainIfMoved
             && cut.quad.max_corner_distance(quad) > REFOLLOW_SEEN * cut.quad.mean_side() / 9.0);
-    if refollow && let Some(again) = follow_lines(gray, &cut.quad, edge, along_bows)? {
+    if refollow && let Some(again) = follow_lines(gray, &cut.quad, edge)? {
         if sees_more(&again.border_seen, &cut.border_seen) {
             return Ok(Some(again));
         }
@@ -262,12 +251,11 @@ fn cut_along_lines(gray: &Mat, quad: &Quad, edge: Edge, follow: Follow) -> Resul
     Ok(Some(cut))
 }
 
-/// The grid cut along the lines followed from the corners `given` once (also along a bow when
-/// `along_bows`), its outline taken from both (see [`outline`]); None when they can't be
-/// followed.
-fn follow_lines(gray: &Mat, given: &Quad, edge: Edge, along_bows: bool) -> Result<Option<Cut>> {
+/// The grid cut along the lines followed from the corners `given` once, its outline taken from
+/// both (see [`outline`]); None when they can't be followed.
+fn follow_lines(gray: &Mat, given: &Quad, edge: Edge) -> Result<Option<Cut>> {
     Ok(
-        cells::rectify_along_lines(gray, given, edge, along_bows)?.map(|fitted| {
+        cells::rectify_along_lines(gray, given, edge)?.map(|fitted| {
             let (quad, on_lines) = outline(&fitted.lattice.corners(), fitted.border_seen, given);
             Cut {
                 rectified: fitted.rectified,
@@ -379,12 +367,7 @@ const RULED_BEYOND: f64 = 0.5;
 /// again from the side's corners, or either of them, a cell further out; taken when they see
 /// that border there, a cell out ([`cells_moved_out`]), and frame the grid more clearly than
 /// before.
-fn beyond_unseen_border(
-    gray: &Mat,
-    cut: &Cut,
-    edge: Edge,
-    along_bows: bool,
-) -> Result<Option<Cut>> {
+fn beyond_unseen_border(gray: &Mat, cut: &Cut, edge: Edge) -> Result<Option<Cut>> {
     if cut.border_seen.iter().all(|&seen| seen) {
         return Ok(None);
     }
@@ -407,7 +390,7 @@ fn beyond_unseen_border(
                 let [u, v] = Quad::UNIT.0[corner];
                 wider.0[corner] = image_from_grid.apply([u + out[0] / 9.0, v + out[1] / 9.0]);
             }
-            let Some(fitted) = cells::rectify_along_lines(gray, &wider, edge, along_bows)? else {
+            let Some(fitted) = cells::rectify_along_lines(gray, &wider, edge)? else {
                 continue;
             };
             let sees_more = fitted.border_seen[side]
@@ -440,15 +423,11 @@ fn beyond_unseen_border(
                 continue;
             }
             let (corners, _) = outline(&fitted.lattice.corners(), fitted.border_seen, &wider);
-            let grid_score = |quad| match along_bows {
-                true => detect::grid_score(gray, quad, detect::Look::Only),
-                false => detect::grid_score_unbowed(gray, quad, detect::Look::Only),
-            };
             let before = match score {
                 Some(before) => before,
-                None => *score.insert(grid_score(&cut.quad)?),
+                None => *score.insert(detect::grid_score(gray, &cut.quad, detect::Look::Only)?),
             };
-            let after = grid_score(&corners)?;
+            let after = detect::grid_score(gray, &corners, detect::Look::Only)?;
             tracing::trace!(
                 side,
                 before,
@@ -777,7 +756,7 @@ mod tests {
             border_seen: [true, true, true, false],
             lattice: Lattice::flat(&short).unwrap(),
         };
-        let wider = beyond_unseen_border(&page, &cut, Edge::Line, true)
+        let wider = beyond_unseen_border(&page, &cut, Edge::Line)
             .unwrap()
             .expect("cut further out");
         assert!(wider.border_seen[3]);
@@ -799,7 +778,7 @@ mod tests {
         assert!(!cut.border_seen[3]);
         assert!(cut.quad.max_corner_distance(&right) < 3.0);
         assert!(
-            beyond_unseen_border(&page, &cut, Edge::Line, true)
+            beyond_unseen_border(&page, &cut, Edge::Line)
                 .unwrap()
                 .is_none()
         );

@@ -21,15 +21,6 @@ pub fn grid_score(gray: &Mat, quad: &Quad, look: Look) -> Result<f64> {
     Ok(check_grid(gray, quad, look)?.score)
 }
 
-/// [`grid_score`] never along a bow (see [`check_ruled`]), for a video frame's reading: a page
-/// bowed half a cell across, judged along its bow on some frames and not on others, was cut
-/// unlike the grid tracked before and read as another puzzle, and the overlay went (`cargo
-/// bench --bench curved -- --bows 0.05`, noise seeds 1-6: 1919 frames drawn, 1812 when a
-/// border followed a cell further out was judged along a bow).
-pub fn grid_score_unbowed(gray: &Mat, quad: &Quad, look: Look) -> Result<f64> {
-    Ok(check_ruled(gray, quad, look, false)?.score)
-}
-
 /// What [`check_grid`] tells of a candidate.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct GridCheck {
@@ -48,11 +39,6 @@ impl GridCheck {
 
 /// [`grid_score`], and whether the candidate is smeared.
 pub(super) fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridCheck> {
-    check_ruled(gray, quad, look, look == Look::Only)
-}
-
-/// [`check_grid`], also along a bow when `bows`.
-fn check_ruled(gray: &Mat, quad: &Quad, look: Look, bows: bool) -> Result<GridCheck> {
     let side = 9 * CHECK_CELL;
     let Some(image_from_grid) = Homography::from_quads(&Quad::UNIT, quad) else {
         return Ok(GridCheck::NONE);
@@ -100,7 +86,7 @@ fn check_ruled(gray: &Mat, quad: &Quad, look: Look, bows: bool) -> Result<GridCh
     // along one bow as a whole must, like those along one far curve, be every line there is.
     // Photos only: searched for a bow, every outline a page of boxed tables gave took detection
     // from 80 to 108 ms a frame; a video waits, as for other strongly curved pages.
-    if !bows {
+    if look != Look::Only {
         return Ok(check);
     }
     match masks.bowed_ruling() {

@@ -30,8 +30,8 @@ mod corners;
 mod outlines;
 
 pub use cards::{find_borderless_grid, find_small_borderless_grid, lattice_shows};
+pub use check::grid_score;
 use check::{GridCheck, check_grid, dark_mask, long_run_share};
-pub use check::{grid_score, grid_score_unbowed};
 pub(crate) use corners::parabola_peak;
 pub use corners::refine_corners;
 use corners::uncut;
