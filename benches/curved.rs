@@ -60,6 +60,21 @@ fn page_of(sample: &common::Sample) -> Option<RealPage> {
     })
 }
 
+/// Every `step`-th Kubiesa photo that can be read as a page: its index, file name and page.
+fn every_page(step: usize) -> Vec<(usize, String, RealPage)> {
+    let kubiesa = common::kubiesa_val();
+    let name = |sample: &common::Sample| {
+        let name = sample.path.file_name().unwrap_or_default();
+        name.to_string_lossy().into_owned()
+    };
+    kubiesa
+        .iter()
+        .enumerate()
+        .step_by(step)
+        .filter_map(|(k, sample)| Some((k, name(sample), page_of(sample)?)))
+        .collect()
+}
+
 /// Real pages curled into a book's gutter on each side by `depth`.
 fn curled_pages(depth: f64) -> Vec<CurvedPage> {
     let kubiesa = common::kubiesa_val();
@@ -87,12 +102,8 @@ fn curled_pages(depth: f64) -> Vec<CurvedPage> {
 
 /// Real pages folded across the grid, one side tilted by `tilt` (see `Gutter::folded`).
 fn folded_pages(tilt: f64) -> Vec<CurvedPage> {
-    let kubiesa = common::kubiesa_val();
     let mut pages = Vec::new();
-    for (k, sample) in kubiesa.iter().enumerate().step_by(8) {
-        let Some(page) = page_of(sample) else {
-            continue;
-        };
+    for (k, file, page) in every_page(8) {
         let (turn, at) = ((k / 8) % 4, [0.5, 0.35, 0.65, 0.45][(k / 32) % 4]);
         let (tilt, light) = if (k / 8) % 3 == 0 {
             (-tilt, 1.1)
@@ -100,14 +111,7 @@ fn folded_pages(tilt: f64) -> Vec<CurvedPage> {
             (tilt, 0.85)
         };
         let gutter = common::curved::Gutter::folded(&page.corners, turn, at, tilt, light);
-        let name = format!(
-            "{} folded at {at} from side {turn}, tilted {tilt}",
-            sample
-                .path
-                .file_name()
-                .unwrap_or_default()
-                .to_string_lossy()
-        );
+        let name = format!("{file} folded at {at} from side {turn}, tilted {tilt}");
         pages.push(CurvedPage::warped(name, &page.photo, page.puzzle, gutter));
     }
     pages
@@ -116,22 +120,11 @@ fn folded_pages(tilt: f64) -> Vec<CurvedPage> {
 /// Real pages bowed across by `cells` of a cell: every 16th Kubiesa page, in turn its columns
 /// or its rows, in turn one way round or the other (see `Bowed`).
 fn bowed_pages(cells: f64) -> Vec<CurvedPage> {
-    let kubiesa = common::kubiesa_val();
     let mut pages = Vec::new();
-    for (k, sample) in kubiesa.iter().enumerate().step_by(16) {
-        let Some(page) = page_of(sample) else {
-            continue;
-        };
+    for (k, file, page) in every_page(16) {
         let (across, cells) = ((k / 16) % 2, if (k / 32) % 2 == 0 { cells } else { -cells });
         let bowed = common::curved::Bowed::new(&page.corners, across, cells);
-        let name = format!(
-            "{} bowed {cells} cell across {across}",
-            sample
-                .path
-                .file_name()
-                .unwrap_or_default()
-                .to_string_lossy()
-        );
+        let name = format!("{file} bowed {cells} cell across {across}");
         pages.push(CurvedPage::warped(name, &page.photo, page.puzzle, bowed));
     }
     pages
@@ -141,19 +134,10 @@ fn bowed_pages(cells: f64) -> Vec<CurvedPage> {
 /// both ways round), read as stills: per case whether solved right and drawn, and how far (share
 /// of a cell) its worst cell lies from its printed middle.
 fn report_bowed_stills(amounts: &[f64]) {
-    let kubiesa = common::kubiesa_val();
     let mut pipeline = common::pipeline();
     let (mut cases, mut solved, mut drawn, mut drawn_off) = (0, 0, 0, 0);
     let mut worst_drawn = 0.0f64;
-    for sample in kubiesa.iter().step_by(8) {
-        let Some(page) = page_of(sample) else {
-            continue;
-        };
-        let name = sample
-            .path
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy();
+    for (_, name, page) in every_page(8) {
         for across in [0, 1] {
             for &amount in amounts {
                 for cells in [-amount, amount] {
