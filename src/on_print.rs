@@ -161,9 +161,9 @@ impl PrintCheck {
     /// every segment until every box shows it on, as [`drawn_on_the_print`] asks, not only none
     /// off: with a third looked at, a page bowed 0.6 of a cell, followed a cell off at a corner,
     /// was found off on every frame but one, whose third showed its lines unclear beside the
-    /// bow, and on that frame the digits were drawn a cell off; looked at whole, on 7 frames in
-    /// 100 its segments there were unclear, and so were they drawn (`cargo bench --bench curved
-    /// -- --bowed 0.6`, noise seeds 1 and 3).
+    /// bow, and on that frame the digits were drawn a cell off; looked at whole, the segments
+    /// there showed nothing either way on 7 frames of some 100, and on those the digits were
+    /// drawn a cell off (`cargo bench --bench curved -- --bowed 0.6`, noise seeds 1 and 3).
     ///
     /// `moved` is how far the grid moved since the last frame, in `gray`'s pixels: a line moved
     /// across itself by more than a quarter of a cell (`SMEARED_ACROSS`) is smeared, and keeps
