@@ -21,7 +21,7 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use common::curved::{CurvedPage, MovedPage, frames_drawn};
+use common::curved::{CurvedPage, MovedPage, every_page, frames_drawn, page_of};
 
 fn list<T: std::str::FromStr>(name: &str, default: &str) -> Vec<T> {
     common::bench_arg(name)
@@ -38,42 +38,8 @@ const OFF: f64 = 0.3;
 /// sag their rows by 0.6 of it.
 const TESTED: [[f64; 2]; 3] = [[0.028, 0.018], [0.04, 0.024], [0.05, 0.03]];
 
-/// A Kubiesa photo, its published corners, and its clues and solution.
-struct RealPage {
-    corners: sudoku_ar::geometry::Quad,
-    photo: opencv::core::Mat,
-    puzzle: ([u8; 81], [u8; 81]),
-}
-
 /// Pages warped by an amount (a fold's tilt, a gutter's depth).
 type PagesBy = fn(f64) -> Vec<CurvedPage>;
-
-fn page_of(sample: &common::Sample) -> Option<RealPage> {
-    let corners = sample.corners?;
-    let photo = sudoku_ar::photo::load_image(&sample.path).ok()?;
-    let clues = sudoku_ar::grid::Grid(sample.cells.map(|t| t.expected_digit()));
-    let solution = sudoku_ar::solve::solve(&clues).ok()?;
-    Some(RealPage {
-        corners,
-        photo,
-        puzzle: (clues.0, solution.0),
-    })
-}
-
-/// Every `step`-th Kubiesa photo that can be read as a page: its index, file name and page.
-fn every_page(step: usize) -> Vec<(usize, String, RealPage)> {
-    let kubiesa = common::kubiesa_val();
-    let name = |sample: &common::Sample| {
-        let name = sample.path.file_name().unwrap_or_default();
-        name.to_string_lossy().into_owned()
-    };
-    kubiesa
-        .iter()
-        .enumerate()
-        .step_by(step)
-        .filter_map(|(k, sample)| Some((k, name(sample), page_of(sample)?)))
-        .collect()
-}
 
 /// Real pages curled into a book's gutter on each side by `depth`.
 fn curled_pages(depth: f64) -> Vec<CurvedPage> {
@@ -120,14 +86,13 @@ fn folded_pages(tilt: f64) -> Vec<CurvedPage> {
 /// Real pages bowed across by `cells` of a cell: every 16th Kubiesa page, in turn its columns
 /// or its rows, in turn one way round or the other (see `Bowed`).
 fn bowed_pages(cells: f64) -> Vec<CurvedPage> {
-    let mut pages = Vec::new();
-    for (k, file, page) in every_page(16) {
-        let (across, cells) = ((k / 16) % 2, if (k / 32) % 2 == 0 { cells } else { -cells });
-        let bowed = common::curved::Bowed::new(&page.corners, across, cells);
-        let name = format!("{file} bowed {cells} cell across {across}");
-        pages.push(CurvedPage::warped(name, &page.photo, page.puzzle, bowed));
-    }
-    pages
+    every_page(16)
+        .into_iter()
+        .map(|(k, file, page)| {
+            let (across, cells) = ((k / 16) % 2, if (k / 32) % 2 == 0 { cells } else { -cells });
+            CurvedPage::bowed_across(&file, &page, across, cells)
+        })
+        .collect()
 }
 
 /// Real Kubiesa photos bowed across (columns, then rows) by each of `amounts` (shares of a cell,

@@ -158,6 +158,13 @@ impl CurvedPage {
         }
     }
 
+    /// The real page `page` (photo file `file`) bowed across (see [`Bowed`]).
+    pub fn bowed_across(file: &str, page: &RealPage, across: usize, cells: f64) -> CurvedPage {
+        let bowed = Bowed::new(&page.corners, across, cells);
+        let name = format!("{file} bowed {cells} cell across {across}");
+        CurvedPage::warped(name, &page.photo, page.puzzle, bowed)
+    }
+
     /// Where the middle of `cell` is on the bent picture: the point q with q = p + bend(q), p its
     /// middle on the flat page, found in a few steps from p.
     pub fn cell_middle(&self, cell: usize) -> [f64; 2] {
@@ -175,6 +182,41 @@ impl CurvedPage {
         }
         q
     }
+}
+
+/// A Kubiesa photo, its published corners, and its clues and solution.
+pub struct RealPage {
+    pub corners: sudoku_ar::geometry::Quad,
+    pub photo: opencv::core::Mat,
+    pub puzzle: ([u8; 81], [u8; 81]),
+}
+
+/// `sample` as a page to warp: None without published corners, a readable photo or a solution.
+pub fn page_of(sample: &super::Sample) -> Option<RealPage> {
+    let corners = sample.corners?;
+    let photo = sudoku_ar::photo::load_image(&sample.path).ok()?;
+    let clues = sudoku_ar::grid::Grid(sample.cells.map(|t| t.expected_digit()));
+    let solution = sudoku_ar::solve::solve(&clues).ok()?;
+    Some(RealPage {
+        corners,
+        photo,
+        puzzle: (clues.0, solution.0),
+    })
+}
+
+/// Every `step`-th Kubiesa photo that can be read as a page: its index, file name and page.
+pub fn every_page(step: usize) -> Vec<(usize, String, RealPage)> {
+    let kubiesa = super::kubiesa_val();
+    let name = |sample: &super::Sample| {
+        let name = sample.path.file_name().unwrap_or_default();
+        name.to_string_lossy().into_owned()
+    };
+    kubiesa
+        .iter()
+        .enumerate()
+        .step_by(step)
+        .filter_map(|(k, sample)| Some((k, name(sample), page_of(sample)?)))
+        .collect()
 }
 
 /// One frame with the solution drawn: which page, which frame of its clip, how far (share of a
@@ -200,6 +242,13 @@ pub fn worst_cells_drawn(pages: &[CurvedPage], noise: u64) -> (Vec<f64>, usize) 
 /// Each of `pages` under the simulated hand-held camera (a clip of its own, seeded by its index),
 /// its noise seeded by `noise`: every frame with the solution drawn (see [`FrameDrawn`]).
 pub fn frames_drawn(pages: &[CurvedPage], noise: u64) -> Vec<FrameDrawn> {
+    let clips: Vec<u64> = (0..pages.len() as u64).map(|i| 900 + i).collect();
+    frames_drawn_in(pages, &clips, noise)
+}
+
+/// [`frames_drawn`], each page filmed in the clip seeded by its entry in `clips` (a page's clip
+/// as the `curved` bench films it, in a test that films fewer pages).
+pub fn frames_drawn_in(pages: &[CurvedPage], clips: &[u64], noise: u64) -> Vec<FrameDrawn> {
     use super::camera::{Camera, Clip, Page, Script};
     use sudoku_ar::geometry::{Homography, Quad};
     use sudoku_ar::grid::Grid;
@@ -217,7 +266,7 @@ pub fn frames_drawn(pages: &[CurvedPage], noise: u64) -> Vec<FrameDrawn> {
     let names: Vec<String> = camera_pages.iter().map(|p| p.name.clone()).collect();
     let mut drawn = Vec::new();
     for (i, page) in pages.iter().enumerate() {
-        let mut clip = Clip::new(Script::Handheld, vec![i], &names, 900 + i as u64);
+        let mut clip = Clip::new(Script::Handheld, vec![i], &names, clips[i]);
         clip.noise_seed = Some(noise);
         let camera = Camera::new(&camera_pages, &clip).expect("camera");
         let mut vision = sudoku_ar::video::several::Visions::new(super::pipeline_reader());
