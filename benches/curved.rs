@@ -21,7 +21,7 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use common::curved::{CurvedPage, MovedPage, every_page, frames_drawn, page_of};
+use common::curved::{CurvedPage, MovedPage, every_page, frames_drawn, page_named};
 
 fn list<T: std::str::FromStr>(name: &str, default: &str) -> Vec<T> {
     common::bench_arg(name)
@@ -43,13 +43,9 @@ type PagesBy = fn(f64) -> Vec<CurvedPage>;
 
 /// Real pages curled into a book's gutter on each side by `depth`.
 fn curled_pages(depth: f64) -> Vec<CurvedPage> {
-    let kubiesa = common::kubiesa_val();
     let mut pages = Vec::new();
     for name in ["01_28_iphone_14_1.jpg", "01_31_iphone_14_0.jpg"] {
-        let Some(sample) = kubiesa.iter().find(|s| s.path.ends_with(name)) else {
-            continue;
-        };
-        let Some(page) = page_of(sample) else {
+        let Some(page) = page_named(name) else {
             continue;
         };
         for turn in 0..4 {

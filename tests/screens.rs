@@ -723,12 +723,8 @@ fn real_pages_bowed_across_are_drawn_in_their_cells_or_not_at_all() {
     // whole cell off under noise 1, its readings having crept a cell off at a corner; before
     // the print check asked a grid found off to show itself on, the second was drawn on 1 and
     // 4 frames a cell off, let through on frames whose segments there showed nothing.
-    let kubiesa = common::kubiesa_val();
     let page = |name: &str, cells: f64| {
-        let sample = kubiesa.iter().find(|s| s.path.ends_with(name));
-        let page = sample
-            .and_then(common::curved::page_of)
-            .expect("a Kubiesa page");
+        let page = common::curved::page_named(name).expect("a Kubiesa page");
         CurvedPage::bowed_across(name, &page, 0, cells)
     };
     let pages = [

@@ -204,6 +204,15 @@ pub fn page_of(sample: &super::Sample) -> Option<RealPage> {
     })
 }
 
+/// The Kubiesa photo named `name` as a page to warp (see [`page_of`]).
+pub fn page_named(name: &str) -> Option<RealPage> {
+    let kubiesa = super::kubiesa_val();
+    kubiesa
+        .iter()
+        .find(|s| s.path.ends_with(name))
+        .and_then(page_of)
+}
+
 /// Every `step`-th Kubiesa photo that can be read as a page: its index, file name and page.
 pub fn every_page(step: usize) -> Vec<(usize, String, RealPage)> {
     let kubiesa = super::kubiesa_val();
