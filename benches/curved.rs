@@ -17,6 +17,10 @@
 //! `-- --bowed-stills 0.35,0.5` reads real Kubiesa photos instead as stills (the photo
 //! pipeline), each bowed across each way by those shares of a cell, both ways round
 //! (`Bowed` in tests/common/curved.rs): solved, drawn, and the worst cell of each drawn.
+//! `-- --no-puzzle` times the video frame's grid search (which looks for a bow too where one
+//! way's lines lie straight) on newspaper pages with no puzzle: every Wicht photo, its puzzle
+//! covered, as a 1920x1080 frame (text, headlines, boxed tables: every block an outline to
+//! check); and counts the grids it finds there.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -89,6 +93,75 @@ fn bowed_pages(cells: f64) -> Vec<CurvedPage> {
             CurvedPage::bowed_across(&file, &page, across, cells)
         })
         .collect()
+}
+
+/// The video grid search's time per frame (median of 3 runs each) and the grids it finds on
+/// every Wicht photo with its puzzle covered, as a 1920x1080 frame (`image1067` prints
+/// yesterday's solution beside the puzzle: a grid).
+fn report_pages_without_a_puzzle() {
+    use sudoku_ar::recognize::detect::{self, Look};
+    let (mut times, mut found) = (Vec::new(), Vec::new());
+    for sample in common::wicht() {
+        let Some(frame) = page_without_its_puzzle(&sample) else {
+            continue;
+        };
+        let mut runs: Vec<std::time::Duration> = (0..3)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                let grid = detect::find_grid(&frame, Look::OneOfMany).expect("search");
+                if grid.is_some() && !found.contains(&sample.path) {
+                    found.push(sample.path.clone());
+                }
+                start.elapsed()
+            })
+            .collect();
+        runs.sort();
+        times.push(runs[1]);
+    }
+    times.sort();
+    let ms = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1e3;
+    println!(
+        "video grid search on {} newspaper pages with no puzzle (1920x1080): p50 {:.1} ms, p90 {:.1} ms, max {:.1} ms; a grid found on {}",
+        times.len(),
+        ms(0.5),
+        ms(0.9),
+        ms(1.0),
+        found.len()
+    );
+    for path in &found {
+        println!("  found on {}", path.display());
+    }
+}
+
+/// A Wicht photo in gray, its puzzle covered by the paper around it, scaled to 1080 rows and
+/// widened to 1920 columns by its own edges; None without published corners.
+fn page_without_its_puzzle(sample: &common::Sample) -> Option<opencv::core::Mat> {
+    use opencv::core::{BORDER_REPLICATE, Mat, MatTraitConst, Size, copy_make_border};
+    use opencv::imgproc;
+    let corners = sample.corners?;
+    let photo = sudoku_ar::photo::load_image(&sample.path).expect("photo");
+    let mut gray = Mat::default();
+    imgproc::cvt_color(&photo, &mut gray, imgproc::COLOR_BGR2GRAY, 0).expect("gray");
+    sudoku_ar::recognize::detect::cover(&mut gray, &corners).expect("cover");
+    let width = ((gray.cols() as f64 * 1080.0 / gray.rows() as f64).round() as i32).min(1920);
+    let mut page = Mat::default();
+    let size = Size::new(width, 1080);
+    imgproc::resize(&gray, &mut page, size, 0.0, 0.0, imgproc::INTER_AREA).expect("resize");
+    let (left, right) = ((1920 - width) / 2, 1920 - width - (1920 - width) / 2);
+    let mut frame = Mat::default();
+    let border = Default::default();
+    copy_make_border(
+        &page,
+        &mut frame,
+        0,
+        0,
+        left,
+        right,
+        BORDER_REPLICATE,
+        border,
+    )
+    .expect("frame");
+    Some(frame)
 }
 
 /// Real Kubiesa photos bowed across (columns, then rows) by each of `amounts` (shares of a cell,
@@ -183,6 +256,10 @@ fn main() {
     let bows: Vec<f64> = list("--bows", "0.028,0.04,0.05");
     let seeds: Vec<u64> = list("--seeds", "1,2,3,4,5,6");
     let every_frame = std::env::args().any(|a| a == "--frames");
+    if std::env::args().any(|a| a == "--no-puzzle") {
+        report_pages_without_a_puzzle();
+        return;
+    }
     if common::bench_arg("--bowed-stills").is_some() {
         report_bowed_stills(&list::<f64>("--bowed-stills", ""));
         return;

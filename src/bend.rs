@@ -39,7 +39,7 @@ impl Lattice {
     pub fn smoothed(&self) -> Option<Lattice> {
         let cell = 1.0 / 9.0;
         let corners = self.corners();
-        let (bend, astray) = Bend::fit_smoothly(self, &corners)?;
+        let (bend, astray) = Bend::fit_smoothly(self, &corners, &[[true; 10]; 10])?;
         if astray > SMOOTH_WITHIN * cell || bend.largest() > AT_MOST * cell {
             return None;
         }
@@ -186,6 +186,9 @@ const CORNERS_AGREE: f64 = 0.1;
 /// Offsets that differ from a smooth surface by more than this (share of a cell, root mean
 /// square) are lines followed astray (onto digits, on a blurred frame), not paper bending.
 const SMOOTH_WITHIN: f64 = 0.08;
+/// A bend is fitted to at least this many of the 100 crossings (a cubic surface each way has
+/// 10 terms; the crossings around a finger over a box and a half leave some 70).
+const KEPT_AT_LEAST: usize = 50;
 /// A bend smaller than this everywhere (share of a cell) is flat paper: drawn by the corners.
 const FLAT_BELOW: f64 = 0.05;
 /// A bend larger than this somewhere (share of a cell) is not believed: the lines cannot have
@@ -213,12 +216,55 @@ impl Bend {
     /// assert!((bend.largest() * 360.0 - 6.0).abs() < 0.2);
     /// ```
     pub fn fit(lattice: &Lattice, quad: &Quad) -> Option<Bend> {
+        Bend::fit_leaving_out(lattice, quad, &[false; 81])
+    }
+
+    /// [`Bend::fit`] to the crossings around the cells not `left_out` (cells in reading
+    /// order, named from the grid's top-left as `lattice` is): the lines beside something over
+    /// the paper (a finger, handwriting across a line) are followed where the paper does not
+    /// bend, but the crossings away from it still say how it does.
+    ///
+    /// ```
+    /// use sudoku_ar::bend::{Bend, Lattice};
+    /// // A page bowed 6 px to the right in its middle rows, 360 px across; the lines followed
+    /// // beside a finger over four cells in the middle put the crossings around them 20 px off.
+    /// let bowed = |r: usize, c: usize| {
+    ///     let v = r as f64 / 9.0;
+    ///     [40.0 * c as f64 + 24.0 * v * (1.0 - v), 40.0 * r as f64]
+    /// };
+    /// let mut lattice = Lattice(std::array::from_fn(|r| std::array::from_fn(|c| bowed(r, c))));
+    /// let mut finger = [false; 81];
+    /// for (r, c) in [(4, 4), (4, 5), (5, 4), (5, 5)] {
+    ///     finger[r * 9 + c] = true;
+    /// }
+    /// for r in 4..=6 {
+    ///     for c in 4..=6 {
+    ///         lattice.0[r][c][0] += 20.0;
+    ///     }
+    /// }
+    /// let quad = lattice.corners();
+    /// assert!(Bend::fit(&lattice, &quad).is_none());
+    /// let bend = Bend::fit_leaving_out(&lattice, &quad, &finger).unwrap();
+    /// assert!((bend.largest() * 360.0 - 6.0).abs() < 0.3);
+    /// ```
+    pub fn fit_leaving_out(lattice: &Lattice, quad: &Quad, left_out: &[bool; 81]) -> Option<Bend> {
         let cell = 1.0 / 9.0;
         let side = quad.mean_side();
         if lattice.corners().max_corner_distance(quad) > CORNERS_AGREE * side / 9.0 {
             return None;
         }
-        let (bend, astray) = Bend::fit_smoothly(lattice, quad)?;
+        let mut kept = [[true; 10]; 10];
+        for (i, _) in left_out.iter().enumerate().filter(|(_, out)| **out) {
+            let (r, c) = (i / 9, i % 9);
+            for [dr, dc] in [[0, 0], [0, 1], [1, 0], [1, 1]] {
+                kept[r + dr][c + dc] = false;
+            }
+        }
+        // The corners place the grid; a bend needs crossings enough across it to be fitted.
+        if kept.iter().flatten().filter(|k| **k).count() < KEPT_AT_LEAST {
+            return None;
+        }
+        let (bend, astray) = Bend::fit_smoothly(lattice, quad, &kept)?;
         let largest = bend.largest();
         tracing::trace!(
             astray = astray / cell,
@@ -233,7 +279,11 @@ impl Bend {
 
     /// The smooth surface of offsets of `lattice` from the flat grid at `quad`, and how far (grid
     /// units, root mean square) the crossings lie from it; None when it cannot be solved.
-    fn fit_smoothly(lattice: &Lattice, quad: &Quad) -> Option<(Bend, f64)> {
+    fn fit_smoothly(
+        lattice: &Lattice,
+        quad: &Quad,
+        kept: &[[bool; 10]; 10],
+    ) -> Option<(Bend, f64)> {
         let cell = 1.0 / 9.0;
         let grid_from_image = Homography::from_quads(quad, &Quad::UNIT)?;
         let offsets: [[Point; 10]; 10] = std::array::from_fn(|r| {
@@ -242,17 +292,18 @@ impl Bend {
                 [u - c as f64 * cell, v - r as f64 * cell]
             })
         });
-        let surface = Surface::fit(&offsets)?;
+        let surface = Surface::fit(&offsets, kept)?;
         let bend = Bend(std::array::from_fn(|r| {
             std::array::from_fn(|c| surface.at([c as f64 * cell, r as f64 * cell]))
         }));
-        let mut squared = 0.0;
-        for (row, fitted) in offsets.iter().zip(&bend.0) {
-            for (&o, &f) in row.iter().zip(fitted) {
+        let (mut squared, mut n) = (0.0, 0);
+        for ((row, fitted), kept) in offsets.iter().zip(&bend.0).zip(kept) {
+            for ((&o, &f), _) in row.iter().zip(fitted).zip(kept).filter(|(_, k)| **k) {
                 squared += distance(o, f).powi(2);
+                n += 1;
             }
         }
-        Some((bend, (squared / 100.0).sqrt()))
+        Some((bend, (squared / n as f64).sqrt()))
     }
 
     /// The largest offset, in grid units.
@@ -287,10 +338,10 @@ struct Surface {
 impl Surface {
     /// The least-squares surface through `offsets`, given at the lines' crossings
     /// (`offsets[row_line][column_line]`, in grid units); None when it cannot be solved.
-    fn fit(offsets: &[[Point; 10]; 10]) -> Option<Surface> {
+    fn fit(offsets: &[[Point; 10]; 10], kept: &[[bool; 10]; 10]) -> Option<Surface> {
         Some(Surface {
-            across: fit_cubic(offsets, 0)?,
-            down: fit_cubic(offsets, 1)?,
+            across: fit_cubic(offsets, kept, 0)?,
+            down: fit_cubic(offsets, kept, 1)?,
         })
     }
 
@@ -326,12 +377,12 @@ fn cubic(coefficients: &[f64; 10], x: f64, y: f64) -> f64 {
         .sum()
 }
 
-/// The least-squares cubic surface through coordinate `k` of the offsets, over grid coordinates
-/// centred on the grid's middle.
-fn fit_cubic(offsets: &[[Point; 10]; 10], k: usize) -> Option<[f64; 10]> {
+/// The least-squares cubic surface through coordinate `k` of the offsets `kept`, over grid
+/// coordinates centred on the grid's middle.
+fn fit_cubic(offsets: &[[Point; 10]; 10], kept: &[[bool; 10]; 10], k: usize) -> Option<[f64; 10]> {
     let mut normal = [[0.0; 11]; 10];
     for (r, row) in offsets.iter().enumerate() {
-        for (c, offset) in row.iter().enumerate() {
+        for (c, offset) in row.iter().enumerate().filter(|(c, _)| kept[r][*c]) {
             let terms = cubic_terms(c as f64 / 9.0 - 0.5, r as f64 / 9.0 - 0.5);
             for i in 0..10 {
                 for j in 0..10 {

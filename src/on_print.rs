@@ -147,6 +147,12 @@ impl PrintCheck {
         }
     }
 
+    /// Judges the grid as found off: it is drawn again only once every box shows it on (see
+    /// [`PrintCheck::drawn_off`]).
+    pub fn hold_until_on(&mut self) {
+        self.off = true;
+    }
+
     /// Moves on to the next frame: called once a frame, whether the check looks at it or not.
     pub fn next_frame(&mut self) {
         self.looked_before = std::mem::take(&mut self.looked_now);

@@ -717,22 +717,29 @@ fn an_app_grid_with_no_border_line_is_drawn_in_live_video() {
 fn real_pages_bowed_across_are_drawn_in_their_cells_or_not_at_all() {
     // Kubiesa pages bowed across their columns by half a cell (and 0.6 of a cell the other way
     // round), under the hand-held camera, each in its clip of the `curved` bench (`--bowed`).
-    // Measured (session 52), noise 1 and 3: the first drawn on 207 and 199 frames, the worst
-    // cell 0.23 of a cell off; the second is seldom found (a video frame's grid check takes
-    // no bow). Without the bow in video's line following, the first was drawn on 13 frames a
-    // whole cell off under noise 1, its readings having crept a cell off at a corner; before
-    // the print check asked a grid found off to show itself on, the second was drawn on 1 and
-    // 4 frames a cell off, let through on frames whose segments there showed nothing.
-    let page = |name: &str, cells: f64| {
+    // Measured (session 53), noise 1 and 3: the first drawn on 202 and 161 frames (session 52:
+    // 207 and 199), the worst cell 0.16 of a cell off; the second is found but seldom drawn (in
+    // the shadow over its bottom-left corner the lines put it 0.35 of a cell off, and the print
+    // check withholds it). Without the bow in video's line following, the first was drawn on 13
+    // frames a whole cell off under noise 1, its readings having crept a cell off at a corner;
+    // before the print check asked a grid found off to show itself on, the second was drawn on
+    // 1 and 4 frames a cell off, let through on frames whose segments there showed nothing.
+    // The third, bowed half a cell across its rows, is filled in by hand: until session 53 it
+    // was never drawn (found only as a box of it, the video grid check taking no bow; then
+    // every reading "covered", lines hidden beside two cells, so no bend was taken and the
+    // grid, drawn by its corners 0.8 of a cell off, was withheld); now on 195 and 204 frames,
+    // the worst cell 0.18 of a cell off.
+    let page = |name: &str, across: usize, cells: f64| {
         let page = common::curved::page_named(name).expect("a Kubiesa page");
-        CurvedPage::bowed_across(name, &page, 0, cells)
+        CurvedPage::bowed_across(name, &page, across, cells)
     };
     let pages = [
-        page("02_07_honor_view_10_0.jpg", 0.5),
-        page("01_20_honor_view_10_0.jpg", -0.6),
+        page("02_07_honor_view_10_0.jpg", 0, 0.5),
+        page("01_20_honor_view_10_0.jpg", 0, -0.6),
+        page("01_11_honor_view_10_0.jpg", 1, 0.5),
     ];
     for noise in [1, 3] {
-        let frames = common::curved::frames_drawn_in(&pages, &[904, 902], noise);
+        let frames = common::curved::frames_drawn_in(&pages, &[904, 902, 901], noise);
         for (i, page) in pages.iter().enumerate() {
             let mine: Vec<_> = frames.iter().filter(|f| f.page == i).collect();
             let worst = mine.iter().map(|f| f.worst).fold(0.0, f64::max);
@@ -747,8 +754,13 @@ fn real_pages_bowed_across_are_drawn_in_their_cells_or_not_at_all() {
                 page.name
             );
         }
-        let first = frames.iter().filter(|f| f.page == 0).count();
-        assert!(first >= 150, "noise {noise}: drawn on {first} frames");
+        for page in [0, 2] {
+            let drawn = frames.iter().filter(|f| f.page == page).count();
+            assert!(
+                drawn >= 150,
+                "noise {noise}: page {page} drawn on {drawn} frames"
+            );
+        }
     }
 }
 

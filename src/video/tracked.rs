@@ -32,6 +32,9 @@ const CONFIRM_CELLS: f64 = 0.15;
 /// drawn 0.33-0.44 of a cell off (`cargo bench --bench curved`; 0.25 leaves both bench sets as
 /// they were).
 const CELLS_AGREE: f64 = 0.25;
+/// Lines that move the grid further than this many cells at a corner must show it on the print
+/// before it is drawn again (see `Track::take_lines`).
+const MOVED_FAR_CELLS: f64 = 0.3;
 /// Lines within this many cells of a grid just found are taken over its outline even beside
 /// something over the grid (see `Track::take_lines`).
 const OUTLINE_OFF_CELLS: f64 = 0.3;
@@ -228,6 +231,7 @@ impl Track {
         // guess (thumb:image1038 was held back 7 frames, its outline 0.17 cell off).
         let outline_off = !self.on_lines
             && recognition.quad.max_corner_distance(&placed) <= OUTLINE_OFF_CELLS * cell;
+        let moved_far = recognition.quad.max_corner_distance(&placed) > MOVED_FAR_CELLS * cell;
         let doubtful = covered
             && recognition.on_lines
             && !agrees
@@ -262,10 +266,36 @@ impl Track {
                     // under a steep view put a steady, anchored grid 4.5% off for a frame).
                     self.confirmed = false;
                 }
-                // Lines followed beside a finger or across a smear may bend where the paper
-                // does not: the bend read before stays.
-                if !covered && !recognition.reading.smeared() {
-                    self.bend = recognition.bend;
+                // Lines that moved the grid half a cell put each drawn line between two printed
+                // ones, where the print check sees nothing either way: the grid is drawn again
+                // only once its lines show it on. On paper bowed 0.6 of a cell across its rows,
+                // one reading's lines put the grid 0.55 of a cell down, the next ones agreed
+                // (followed from there), and it was drawn so on 17 frames.
+                if moved_far {
+                    self.print_check.hold_until_on();
+                }
+                // Lines followed across a smear, or beside a finger, may bend where the paper
+                // does not: the bend read before stays. Where lines are hidden only beside a few
+                // cells (handwriting across a line, the border's ends on bowed paper) and the
+                // reading's corners lie where the track has them, the crossings away from those
+                // cells say how the paper bends, and are taken when no bend was read before, or
+                // when this reading's cells dispute it: on a page bowed half a cell, written
+                // over across a box line in two cells, every reading was "covered" and no bend
+                // was taken, the grid withheld all along as drawn by its corners 0.8 of a cell
+                // off its cells; on another, the bend of one early reading stood 0.27 of a cell
+                // from every later one's, and the grid was never drawn. Beside a finger, such a
+                // bend let a grid whose corner the lines had put 0.35 of a cell off past the
+                // print check: none is taken with something broad over the paper.
+                if !recognition.reading.smeared() {
+                    if !covered {
+                        self.bend = recognition.bend;
+                    } else if (self.bend.is_none() || !cells_agree)
+                        && agrees
+                        && !under_something(recognition)
+                        && let Some(bend) = bend_away_from_hidden(recognition)
+                    {
+                        self.bend = Some(bend);
+                    }
                 }
             }
         }
@@ -557,6 +587,19 @@ fn borders_near_the_edge(quad: &Quad, gray: &Mat, margin: f64) -> bool {
                 && border.contrast >= AS_CLEAR * clear
                 && clear > 0.0)
     })
+}
+
+/// How the paper bends by the crossings `recognition` followed around the cells it did not
+/// find hidden (see [`Bend::fit_leaving_out`]); None when they do not say clearly.
+fn bend_away_from_hidden(recognition: &Recognition) -> Option<Bend> {
+    let lattice = recognition.lattice.as_ref()?;
+    Bend::fit_leaving_out(lattice, &recognition.quad, &recognition.reading.hidden())
+}
+
+/// Whether `recognition` found something broad lying over the paper (a finger): the lines
+/// followed anywhere near it may have been pulled onto its edge.
+fn under_something(recognition: &Recognition) -> bool {
+    recognition.reading.0.iter().any(|cell| cell.under)
 }
 
 /// What a side of the grid shows of a printed border line along it (see [`border_along`]).
@@ -951,6 +994,113 @@ pub(super) mod tests {
         // Read turned, the grid is named from another corner: its bend would be turned too.
         let turned = Quad(std::array::from_fn(|i| right.0[(i + 1) % 4]));
         assert!(track.start_again_at(&current, &turned).unwrap());
+        assert_eq!(track.bend, None);
+    }
+
+    #[test]
+    fn lines_that_move_the_grid_half_a_cell_hold_it_until_the_print_shows_it_on() {
+        // The grid's top-left box washed out (its lines show nothing either way): drawn where
+        // it is printed, it is not off the print.
+        let (clean, current, right, mut fresh) = track_on_drawn_grid(false);
+        let mut washed = clean.clone();
+        opencv::imgproc::rectangle(
+            &mut washed,
+            opencv::core::Rect::new(140, 70, 120, 120),
+            opencv::core::Scalar::all(235.0),
+            -1,
+            opencv::imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        assert!(!drawn_off_the_print(&mut fresh, &right, &washed, None));
+        // Moved half a cell by one reading's lines, and back by the next one's, the grid is
+        // held until every box shows its lines where they are drawn.
+        let (_, _, _, mut track) = track_on_drawn_grid(false);
+        let half_down = Quad(right.0.map(|[x, y]| [x, y + 18.0]));
+        let reading = reading_of(&PUZZLE.parse().unwrap(), 0.9);
+        let moved = read_at(half_down, reading.clone(), false);
+        track.take_lines(&washed, &current, &right, &moved).unwrap();
+        let back = read_at(right, reading, false);
+        track
+            .take_lines(&washed, &current, &half_down, &back)
+            .unwrap();
+        assert!(drawn_off_the_print(&mut track, &right, &washed, None));
+        assert!(drawn_off_the_print(&mut track, &right, &washed, None));
+        assert!(!drawn_off_the_print(&mut track, &right, &clean, None));
+    }
+
+    #[test]
+    fn a_bend_is_taken_from_the_lines_away_from_handwriting_across_them_unless_a_finger_lies_there()
+    {
+        let (page, current, right, mut track) = track_on_drawn_grid(false);
+        // Paper bowed by 0.4 of a cell in its middle rows; a digit written across the line
+        // between two cells of the seventh and eighth rows hides it there, and the crossings
+        // around them were followed 20 px (over half a cell) off.
+        let mut lattice = crate::bend::Lattice::flat(&right).unwrap();
+        for (r, row) in lattice.0.iter_mut().enumerate() {
+            let v = r as f64 / 9.0;
+            for p in row.iter_mut() {
+                p[0] += 4.0 * 0.4 * 36.0 * v * (1.0 - v);
+            }
+        }
+        for (r, c) in [(6, 3), (6, 4), (7, 3), (7, 4), (8, 3), (8, 4)] {
+            lattice.0[r][c][1] += 20.0;
+        }
+        let mut reading = reading_of(&PUZZLE.parse().unwrap(), 0.9);
+        for cell in [57, 66] {
+            reading.0[cell] = reading.0[cell].hidden(0.3);
+        }
+        let written_over = Recognition {
+            bend: Bend::fit(&lattice, &right),
+            lattice: Some(lattice),
+            ..read_at(right, reading.clone(), false)
+        };
+        assert_eq!(
+            written_over.bend, None,
+            "the pulled crossings spoil the whole fit"
+        );
+        track
+            .take_lines(&page, &current, &right, &written_over)
+            .unwrap();
+        let taken = track
+            .bend
+            .expect("a bend from the crossings away from the handwriting");
+        assert!(
+            (taken.largest() * 9.0 - 0.4).abs() < 0.05,
+            "{}",
+            taken.largest() * 9.0
+        );
+        // A bend read before stays where this reading's cells agree with it (a tenth of a cell
+        // apart), and gives way where they dispute it (0.3 of a cell the other way).
+        let before = bowed_by(&right, 0.1);
+        track.bend = before;
+        track
+            .take_lines(&page, &current, &right, &written_over)
+            .unwrap();
+        assert_eq!(track.bend, before);
+        track.bend = bowed_by(&right, -0.3);
+        track
+            .take_lines(&page, &current, &right, &written_over)
+            .unwrap();
+        let taken = track.bend.expect("the bend away from the handwriting");
+        assert!(
+            (taken.largest() * 9.0 - 0.4).abs() < 0.05,
+            "{}",
+            taken.largest() * 9.0
+        );
+        // Something broad over the paper (a finger) pulls the lines anywhere near it: no bend
+        // is taken from around it.
+        let (page, current, right, mut track) = track_on_drawn_grid(false);
+        for cell in [57, 66] {
+            reading.0[cell].under = true;
+        }
+        let beside_a_finger = Recognition {
+            reading,
+            ..written_over
+        };
+        track
+            .take_lines(&page, &current, &right, &beside_a_finger)
+            .unwrap();
         assert_eq!(track.bend, None);
     }
 

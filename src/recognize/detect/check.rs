@@ -84,9 +84,12 @@ pub(super) fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridChec
     // too, between corners that stay put: by half a cell at the middle, each line's stretches
     // there lay beyond where they are looked for (a real page bowed so: not found). Lines placed
     // along one bow as a whole must, like those along one far curve, be every line there is.
-    // Photos only: searched for a bow, every outline a page of boxed tables gave took detection
-    // from 80 to 108 ms a frame; a video waits, as for other strongly curved pages.
-    if look != Look::Only {
+    // A video frame has many outlines to check (every block of text on a newspaper page;
+    // searched for a bow, each of a page of boxed tables took detection from 80 to 108 ms a
+    // frame), and looks for a bow only where the lines the other way lie straight, as on
+    // paper bent along a cylinder: a real page bowed half a cell across its rows, written
+    // over, was never found in video, only a box of it, read as the grid.
+    if look != Look::Only && !masks.one_way_straight() {
         return Ok(check);
     }
     match masks.bowed_ruling() {
@@ -277,6 +280,19 @@ impl Masks {
             *bow = moves;
         }
         (ruling != Ruling::even(self.cell)).then_some(ruling)
+    }
+
+    /// Whether every line of one way, borders too, shows at its ninth along most of its length
+    /// (paper bowed across the other way's lines leaves these straight).
+    fn one_way_straight(&self) -> bool {
+        let even = Ruling::even(self.cell);
+        let last = (9 * self.cell).min(self.n - 1);
+        [true, false].into_iter().any(|horizontal| {
+            (0..10).all(|k| {
+                let at = (k * self.cell).min(last);
+                self.line_coverage(at, &even.0[0], &even.1[0], horizontal) >= FAR_CURL_BORDERS
+            })
+        })
     }
 
     /// Where the inner lines lie when they run smoothly off their ninths each way, as paper
@@ -780,16 +796,52 @@ mod tests {
     }
 
     #[test]
-    fn rows_bowed_half_a_cell_are_a_grid_in_a_photo_and_a_bowed_table_of_boxes_is_not() {
+    fn rows_bowed_half_a_cell_are_a_grid_and_a_bowed_table_of_boxes_is_not() {
         // Paper curving up from the table seen from its side: every row line bows alike, half
         // a cell at the middle, beyond where a line's stretch is looked for (3 px of 20).
         let quad = Quad([[40.0, 40.0], [400.0, 40.0], [400.0, 400.0], [40.0, 400.0]]);
         let grid = bowed_rows(0.5, true);
         assert!(grid_score(&grid, &quad, Look::Only).unwrap() > 0.4);
-        // A video frame is not searched for a bow (see `check_grid`).
-        assert_eq!(grid_score(&grid, &quad, Look::OneOfMany).unwrap(), 0.0);
+        // A video frame is searched for a bow where the lines the other way lie straight, as
+        // paper bent along a cylinder has them.
+        assert!(grid_score(&grid, &quad, Look::OneOfMany).unwrap() > 0.4);
         let boxes = bowed_rows(0.5, false);
         assert_eq!(grid_score(&boxes, &quad, Look::Only).unwrap(), 0.0);
+        assert_eq!(grid_score(&boxes, &quad, Look::OneOfMany).unwrap(), 0.0);
+    }
+
+    #[test]
+    fn a_video_frame_looks_for_a_bow_only_where_one_way_lies_straight() {
+        // The grid bowed half a cell each way: no bend of paper lying on a table gives that,
+        // and a video frame's many outlines (blocks of text) are not searched for one.
+        let quad = Quad([[40.0, 40.0], [400.0, 40.0], [400.0, 400.0], [40.0, 400.0]]);
+        let rows = bowed_rows(0.5, true);
+        let (mut map_x, mut map_y) = (
+            Mat::new_rows_cols_with_default(440, 440, opencv::core::CV_32FC1, Scalar::all(0.0))
+                .unwrap(),
+            Mat::new_rows_cols_with_default(440, 440, opencv::core::CV_32FC1, Scalar::all(0.0))
+                .unwrap(),
+        );
+        for y in 0..440 {
+            for x in 0..440 {
+                let v = ((y - 40) as f64 / 360.0).clamp(0.0, 1.0);
+                let bow = 20.0 * (std::f64::consts::PI * v).sin();
+                *map_x.at_2d_mut::<f32>(y, x).unwrap() = (x as f64 - bow) as f32;
+                *map_y.at_2d_mut::<f32>(y, x).unwrap() = y as f32;
+            }
+        }
+        let mut both = Mat::default();
+        imgproc::remap(
+            &rows,
+            &mut both,
+            &map_x,
+            &map_y,
+            imgproc::INTER_LINEAR,
+            opencv::core::BORDER_REPLICATE,
+            Scalar::all(235.0),
+        )
+        .unwrap();
+        assert_eq!(grid_score(&both, &quad, Look::OneOfMany).unwrap(), 0.0);
     }
 
     #[test]
