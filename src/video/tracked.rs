@@ -222,16 +222,16 @@ impl Track {
         // A turned reading names the corners from another one: where the grid is, is compared
         // with the track's corners named the same way.
         let placed = quad.turned_like(&recognition.quad);
-        let agrees = recognition.quad.max_corner_distance(&placed) <= CONFIRM_CELLS * cell;
+        let moved = recognition.quad.max_corner_distance(&placed) / cell;
+        let agrees = moved <= CONFIRM_CELLS;
         let cells_agree = self.cells_agree(quad, recognition);
         let covered = recognition.reading.hidden().contains(&true);
         tracing::trace!(?quad, lines = ?recognition.quad, on_lines = recognition.on_lines, agrees, covered, "read");
         // A track not yet on the lines is only the outline search's guess, pulled off by the
         // thumb over the border that the lines were followed past: lines near it are the better
         // guess (thumb:image1038 was held back 7 frames, its outline 0.17 cell off).
-        let outline_off = !self.on_lines
-            && recognition.quad.max_corner_distance(&placed) <= OUTLINE_OFF_CELLS * cell;
-        let moved_far = recognition.quad.max_corner_distance(&placed) > MOVED_FAR_CELLS * cell;
+        let outline_off = !self.on_lines && moved <= OUTLINE_OFF_CELLS;
+        let moved_far = moved > MOVED_FAR_CELLS;
         let doubtful = covered
             && recognition.on_lines
             && !agrees

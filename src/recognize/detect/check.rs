@@ -285,14 +285,9 @@ impl Masks {
     /// Whether every line of one way, borders too, shows at its ninth along most of its length
     /// (paper bowed across the other way's lines leaves these straight).
     fn one_way_straight(&self) -> bool {
-        let even = Ruling::even(self.cell);
-        let last = (9 * self.cell).min(self.n - 1);
-        [true, false].into_iter().any(|horizontal| {
-            (0..10).all(|k| {
-                let at = (k * self.cell).min(last);
-                self.line_coverage(at, &even.0[0], &even.1[0], horizontal) >= FAR_CURL_BORDERS
-            })
-        })
+        [true, false]
+            .into_iter()
+            .any(|horizontal| (0..10).all(|k| self.shows_at_ninth(k, horizontal)))
     }
 
     /// Where the inner lines lie when they run smoothly off their ninths each way, as paper
@@ -363,13 +358,17 @@ impl Masks {
     /// is no printed line (the picture's edge cutting the grid, taken with the lines inside it
     /// along a curve, put a corner half a cell off).
     fn borders_shown(&self) -> bool {
+        [true, false]
+            .into_iter()
+            .all(|horizontal| [0, 9].iter().all(|&k| self.shows_at_ninth(k, horizontal)))
+    }
+
+    /// Whether line `k` (0 and 9 the borders) across (`horizontal`) or down shows at its ninth
+    /// along [`FAR_CURL_BORDERS`] of its length.
+    fn shows_at_ninth(&self, k: usize, horizontal: bool) -> bool {
         let even = Ruling::even(self.cell);
-        let (first, last) = (0, (9 * self.cell).min(self.n - 1));
-        [true, false].into_iter().all(|horizontal| {
-            [first, last].iter().all(|&border| {
-                self.line_coverage(border, &even.0[0], &even.1[0], horizontal) >= FAR_CURL_BORDERS
-            })
-        })
+        let at = (k * self.cell).min(self.n - 1);
+        self.line_coverage(at, &even.0[0], &even.1[0], horizontal) >= FAR_CURL_BORDERS
     }
 
     /// How far (pixels) from `ninth`, within `reach`, the line there shows most along its whole
