@@ -198,6 +198,12 @@ const FLAT_BELOW: f64 = 0.05;
 /// before session 42.
 const AT_MOST: f64 = 0.75;
 
+/// Whether the outer crossings of `lattice` lie within a tenth of a cell of the
+/// corners of `quad`.
+pub fn corners_agree(lattice: &Lattice, quad: &Quad) -> bool {
+    lattice.corners().max_corner_distance(quad) <= CORNERS_AGREE * quad.mean_side() / 9.0
+}
+
 impl Bend {
     /// The bend of the paper whose printed lines cross at `lattice`, given the grid's corners
     /// `quad` (the same picture); None when it is flat, or when the crossings do not describe
@@ -249,8 +255,7 @@ impl Bend {
     /// ```
     pub fn fit_leaving_out(lattice: &Lattice, quad: &Quad, left_out: &[bool; 81]) -> Option<Bend> {
         let cell = 1.0 / 9.0;
-        let side = quad.mean_side();
-        if lattice.corners().max_corner_distance(quad) > CORNERS_AGREE * side / 9.0 {
+        if !corners_agree(lattice, quad) {
             return None;
         }
         let mut kept = [[true; 10]; 10];

@@ -125,7 +125,9 @@ pub(super) fn uncut(view: &GrayView, quad: &Quad) -> Quad {
 
 /// Moves each side of `quad` onto the centre of the printed border line, measured at full
 /// resolution, and returns where the fitted sides meet. `scale` is how much coarser the image
-/// was where `quad` came from, which bounds how far the true border can be.
+/// was where `quad` came from, which bounds how far the true border can be. A corner the border
+/// runs on beyond, where it ended at the corner of `quad`, is left where `quad` has it: a side
+/// fitted off a border bowed beyond reach can meet the other side inside the grid.
 pub fn refine_corners(gray: &GrayView, quad: &Quad, scale: f64) -> Quad {
     let reach = 2.0 * scale + 3.0;
     let centre = quad.centroid();
@@ -148,7 +150,87 @@ pub fn refine_corners(gray: &GrayView, quad: &Quad, scale: f64) -> Quad {
     if refined.max_corner_distance(quad) > limit || !refined.is_convex() {
         return *quad;
     }
+    for i in 0..4 {
+        let goes_on = |quad: &Quad| border_goes_on(gray, quad, i, reach);
+        if goes_on(&refined) == Some(true) && goes_on(quad) == Some(false) {
+            tracing::trace!(
+                corner = i,
+                ?quad,
+                ?refined,
+                "a refined corner cut short: kept"
+            );
+            refined.0[i] = quad.0[i];
+        }
+    }
+    if !refined.is_convex() {
+        return *quad;
+    }
     refined
+}
+
+/// Where beyond a corner, along each side through it, and where before it, [`border_goes_on`]
+/// looks: the reach of the refinement (beyond a thick border's blurred end) and these shares
+/// of a cell further.
+const BEYOND_CORNER: [f64; 4] = [0.0, 0.025, 0.05, 0.075];
+/// The border goes on beyond a corner where it is at least this share as dark there as before
+/// it, at all but one of the points looked at.
+const GOES_ON: f64 = 0.7;
+/// The least darkness (gray levels below the paper) a border must show before a corner to be
+/// looked for beyond it.
+const BORDER_SHOWS: f64 = 20.0;
+
+/// Whether the dark border along either side through corner `i` of `quad` goes on beyond it,
+/// from the refinement's `reach` to a further 0.075 of a cell: then the corner lies inside the
+/// grid, along its border. None when that cannot be told (a point beyond the picture, or no
+/// border shown before the corner on a side where it does not go on). A side fitted along a
+/// border bowed beyond `reach` mid-side (curved paper) is fitted to what lies nearer, a column
+/// of digits or a shadow's edge, and met the other side a third of a cell in along a bowed
+/// page's bottom border, while the outline's corner it was refined from lay on the printed
+/// corner (`01_20` bowed half a cell, `cargo bench --bench curved -- --bowed-stills 0.5`).
+fn border_goes_on(gray: &GrayView, quad: &Quad, i: usize, reach: f64) -> Option<bool> {
+    let corner = quad.0[i];
+    let cell = quad.mean_side() / 9.0;
+    let inside = |[x, y]: [f64; 2]| {
+        x >= 0.0 && y >= 0.0 && x <= (gray.width - 1) as f64 && y <= (gray.height - 1) as f64
+    };
+    let goes_on = |other: [f64; 2]| -> Option<bool> {
+        let length = distance(corner, other).max(1e-9);
+        let out = [
+            (corner[0] - other[0]) / length,
+            (corner[1] - other[1]) / length,
+        ];
+        let normal = [-out[1], out[0]];
+        // How much darker the darkest point within reach across the side is than the lighter
+        // of the two points a quarter of a cell to either side.
+        let darkness = |along: f64| -> Option<f64> {
+            let p = [corner[0] + out[0] * along, corner[1] + out[1] * along];
+            let at = |t: f64| {
+                let q = [p[0] + normal[0] * t, p[1] + normal[1] * t];
+                inside(q).then(|| gray.sample(q[0], q[1]))
+            };
+            let paper = at(-0.25 * cell)?.max(at(0.25 * cell)?);
+            let steps = (2.0 * reach).ceil() as usize;
+            let mut darkest = f64::MAX;
+            for k in 0..=steps {
+                darkest = darkest.min(at(-reach + k as f64)?);
+            }
+            Some((paper - darkest).max(0.0))
+        };
+        let (mut before, mut beyond) = (Vec::new(), Vec::new());
+        for share in BEYOND_CORNER {
+            let along = reach + share * cell;
+            before.push(darkness(-along)?);
+            beyond.push(darkness(along)?);
+        }
+        let border = before.iter().sum::<f64>() / before.len() as f64;
+        let dark_beyond = beyond.iter().filter(|&&d| d >= GOES_ON * border).count();
+        (border >= BORDER_SHOWS).then_some(dark_beyond + 1 >= beyond.len())
+    };
+    match [quad.0[(i + 3) % 4], quad.0[(i + 1) % 4]].map(goes_on) {
+        [Some(true), _] | [_, Some(true)] => Some(true),
+        [Some(false), Some(false)] => Some(false),
+        _ => None,
+    }
 }
 
 /// A line as a point and a unit direction.
@@ -289,6 +371,46 @@ mod tests {
         }
         // Whole: left alone.
         assert_eq!(uncut(&view, &truth), truth);
+    }
+
+    #[test]
+    fn a_corner_is_not_refined_along_a_border_when_its_side_is_fitted_off_a_bowed_border() {
+        // 40 px cells from (100, 60); the left border bows 18 px out mid-side (paper curving),
+        // beyond the refinement's reach, and a dark line (a shadow's edge, a column of digits)
+        // runs inside it, slanting from 2 px in at row 2 to 14 px in at the bottom. The side
+        // fitted there tilts onto it and met the bottom border 6 px (0.16 of a cell) in; the
+        // outline's corner, on the printed corner, is kept instead.
+        let mut sharp = drawn_grid(640, 480, 100, 60, 360);
+        let ink = opencv::core::Scalar::all(20.0);
+        let paper = opencv::core::Scalar::all(235.0);
+        let straight = opencv::core::Rect::new(99, 62, 3, 356);
+        imgproc::rectangle(&mut sharp, straight, paper, -1, imgproc::LINE_8, 0).unwrap();
+        let bowed: Vector<opencv::core::Point> = (0..=60)
+            .map(|k| {
+                let t = k as f64 / 60.0;
+                let x = 100.0 - 18.0 * (std::f64::consts::PI * t).sin();
+                opencv::core::Point::new(x.round() as i32, (60.0 + 360.0 * t).round() as i32)
+            })
+            .collect();
+        let mut lines = Vector::<Vector<opencv::core::Point>>::new();
+        lines.push(bowed);
+        imgproc::polylines(&mut sharp, &lines, false, ink, 4, imgproc::LINE_8, 0).unwrap();
+        let edge = (
+            opencv::core::Point::new(102, 140),
+            opencv::core::Point::new(114, 418),
+        );
+        imgproc::line(&mut sharp, edge.0, edge.1, ink, 3, imgproc::LINE_8, 0).unwrap();
+        let mut page = Mat::default();
+        imgproc::gaussian_blur_def(&sharp, &mut page, Size::new(3, 3), 0.8).unwrap();
+        let view = GrayView::new(&page).unwrap();
+        let truth = Quad([[100.0, 60.0], [460.0, 60.0], [460.0, 420.0], [100.0, 420.0]]);
+        let refined = refine_corners(&view, &truth, 1.0);
+        assert!(
+            distance(refined.0[3], truth.0[3]) < 2.0,
+            "bottom-left {:?}",
+            refined.0[3]
+        );
+        assert!(refined.max_corner_distance(&truth) < 2.0, "{refined:?}");
     }
 
     #[test]
