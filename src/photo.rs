@@ -418,8 +418,8 @@ const MOST_PUZZLES: usize = 8;
 /// dispute (their outer crossings more than a tenth of a cell from them, so no bend is taken):
 /// a page curling into a gutter at its right side had the lines followed put its bottom-right
 /// corner a fifth of a cell below the corners', and drawn flat by those, the rows beside the
-/// gutter 0.2-0.3 of a cell high, which is not clearly off (`photos::a_page_curling_into_a_books_gutter...`,
-/// session 54). Only `lines` are looked for.
+/// gutter 0.2-0.3 of a cell high, which is not clearly off (session 54,
+/// `photos::a_page_curling_into_a_books_gutter...`). Only `lines` are looked for.
 fn placed(
     gray: &Mat,
     margin: f64,
