@@ -375,9 +375,6 @@ fn look_along(gray: &GrayView, (a, b): (Point, Point)) -> Segment {
     }
     let dir = [(b[0] - a[0]) / cell, (b[1] - a[1]) / cell];
     let normal = [-dir[1], dir[0]];
-    let inside = |[x, y]: Point| {
-        x >= 0.0 && y >= 0.0 && x <= (gray.width - 1) as f64 && y <= (gray.height - 1) as f64
-    };
     let point = |s: f64, t: f64| {
         [
             a[0] + (dir[0] * s + normal[0] * t) * cell,
@@ -386,7 +383,7 @@ fn look_along(gray: &GrayView, (a, b): (Point, Point)) -> Segment {
     };
     // All samples lie within the corners of the looked-at parallelogram.
     let corners = [(0.1, -LOOK), (0.1, LOOK), (0.9, -LOOK), (0.9, LOOK)];
-    if !corners.iter().all(|&(s, t)| inside(point(s, t))) {
+    if !corners.iter().all(|&(s, t)| gray.contains(point(s, t))) {
         return Segment::Unclear;
     }
     let along: [Point; ALONG] =

@@ -73,6 +73,13 @@ impl<'a> GrayView<'a> {
         self.data[y * self.stride + x]
     }
 
+    /// Whether the sub-pixel position `[x, y]` lies on the image (between its first and last
+    /// pixels' centres), where [`GrayView::sample`] needs no clamping.
+    #[inline]
+    pub fn contains(&self, [x, y]: [f64; 2]) -> bool {
+        x >= 0.0 && y >= 0.0 && x <= (self.width - 1) as f64 && y <= (self.height - 1) as f64
+    }
+
     /// Bilinear interpolation at a sub-pixel position, clamped to the image.
     #[inline]
     pub fn sample(&self, x: f64, y: f64) -> f64 {

@@ -190,9 +190,6 @@ const BORDER_SHOWS: f64 = 20.0;
 fn border_goes_on(gray: &GrayView, quad: &Quad, i: usize, reach: f64) -> Option<bool> {
     let corner = quad.0[i];
     let cell = quad.mean_side() / 9.0;
-    let inside = |[x, y]: [f64; 2]| {
-        x >= 0.0 && y >= 0.0 && x <= (gray.width - 1) as f64 && y <= (gray.height - 1) as f64
-    };
     let goes_on = |other: [f64; 2]| -> Option<bool> {
         let length = distance(corner, other).max(1e-9);
         let out = [
@@ -206,7 +203,7 @@ fn border_goes_on(gray: &GrayView, quad: &Quad, i: usize, reach: f64) -> Option<
             let p = [corner[0] + out[0] * along, corner[1] + out[1] * along];
             let at = |t: f64| {
                 let q = [p[0] + normal[0] * t, p[1] + normal[1] * t];
-                inside(q).then(|| gray.sample(q[0], q[1]))
+                gray.contains(q).then(|| gray.sample(q[0], q[1]))
             };
             let paper = at(-0.25 * cell)?.max(at(0.25 * cell)?);
             let steps = (2.0 * reach).ceil() as usize;
