@@ -80,7 +80,7 @@ fn on_print(c: &mut Criterion) {
     c.bench_function("on_print a tracked frame drawn on the lines", |b| {
         b.iter(|| {
             check.next_frame();
-            check.drawn_off(black_box(&view), black_box(&on), [0.0; 2])
+            check.drawn_off(black_box(&view), black_box(&on), [0.0; 2], false)
         })
     });
 }

@@ -156,28 +156,42 @@ impl PrintCheck {
         self.off = true;
     }
 
+    /// Whether the grid was found off when last looked at, and has not shown itself on since.
+    pub fn found_off(&self) -> bool {
+        self.off
+    }
+
     /// Moves on to the next frame: called once a frame, whether the check looks at it or not.
     pub fn next_frame(&mut self) {
         self.looked_before = std::mem::take(&mut self.looked_now);
     }
 
     /// Whether some 3x3 box, or some whole line, of the grid drawn at `lattice` lies clearly
-    /// beside the printed lines in `gray` (see [`drawn_off_the_print`]). Every segment is looked
-    /// at unless the check looked at the frame before (a grid drawn again after a pause may have
-    /// moved on the paper meanwhile) and found the grid on the print, else a third of them; and
-    /// all the others too when one of that third now shows its line beside the drawn one and did
-    /// not before: a slip is judged on the frame it shows on. A grid found off is judged on
-    /// every segment until every box shows it on, as [`drawn_on_the_print`] asks, not only none
-    /// off: with a third looked at, a page bowed 0.6 of a cell, followed a cell off at a corner,
-    /// was found off on every frame but one, whose third showed its lines unclear beside the
-    /// bow, and on that frame the digits were drawn a cell off; looked at whole, the segments
-    /// there showed nothing either way on 7 frames of some 100, and on those the digits were
-    /// drawn a cell off (`cargo bench --bench curved -- --bowed 0.6`, noise seeds 1 and 3).
+    /// beside the printed lines in `gray` (see [`drawn_off_the_print`]), or it was found so and
+    /// has not shown itself on since. Every segment is looked at unless the check looked at the
+    /// frame before (a grid drawn again after a pause may have moved on the paper meanwhile)
+    /// and found the grid on the print, else a third of them; and all the others too when one
+    /// of that third now shows its line beside the drawn one and did not before: a slip is
+    /// judged on the frame it shows on. A grid found off is judged on every segment until every
+    /// box shows it on, as [`drawn_on_the_print`] asks, not only none off, and (drawn along a
+    /// bend) its border shows nowhere beside the drawn one: with a third looked at, a page
+    /// bowed 0.6 of a cell, followed a cell off at a corner, was found off on every frame but
+    /// one, whose third showed its lines unclear beside the bow, and on that frame the digits
+    /// were drawn a cell off; looked at whole, the segments there showed nothing either way on
+    /// 7 frames of some 100, and on those the digits were drawn a cell off (`cargo bench --bench
+    /// curved -- --bowed 0.6`, noise seeds 1 and 3).
     ///
     /// `moved` is how far the grid moved since the last frame, in `gray`'s pixels: a line moved
     /// across itself by more than a quarter of a cell (`SMEARED_ACROSS`) is smeared, and keeps
-    /// what it showed when last seen sharp.
-    pub fn drawn_off(&mut self, gray: &GrayView, lattice: &Lattice, moved: [f64; 2]) -> bool {
+    /// what it showed when last seen sharp. `bent`: the lattice is drawn along a bend of the
+    /// paper, whose corners the bend's fit places least surely (see `border_shows_beside`).
+    pub fn drawn_off(
+        &mut self,
+        gray: &GrayView,
+        lattice: &Lattice,
+        moved: [f64; 2],
+        bent: bool,
+    ) -> bool {
         let turn = self.turn;
         let whole = !self.looked_before || self.off;
         let all = whole || self.look(gray, lattice, moved, |i| i % 3 == turn);
@@ -190,8 +204,12 @@ impl PrintCheck {
         let off = a_box_off(&self.along_rows, &self.along_columns)
             || a_line_off(&self.along_rows)
             || a_line_off(&self.along_columns);
-        // Found off before, it must now show itself on, not only not off.
-        self.off = off || (self.off && !self.every_box_on());
+        // Found off before, it must now show itself on, not only not off, and, drawn along a
+        // bend, its border nowhere beside the drawn one.
+        let border_off = bent
+            && (border_shows_beside(&self.along_rows) || border_shows_beside(&self.along_columns));
+        let shown_on = self.every_box_on() && !border_off;
+        self.off = off || (self.off && !shown_on);
         self.off
     }
 
@@ -286,7 +304,7 @@ impl PrintCheck {
 /// # }
 /// ```
 pub fn drawn_off_the_print(gray: &GrayView, lattice: &Lattice, lines: Lines) -> bool {
-    PrintCheck::judging(lines).drawn_off(gray, lattice, [0.0; 2])
+    PrintCheck::judging(lines).drawn_off(gray, lattice, [0.0; 2], false)
 }
 
 /// Whether every 3x3 box of the grid drawn at `lattice` shows its printed lines where they are
@@ -324,6 +342,20 @@ fn a_line_off(lines: &[[Seen; 9]; 10]) -> bool {
         let count = |kind| line.iter().filter(|s| s.segment == kind).count();
         count(Segment::Off) >= LINE_OFF && count(Segment::On) == 0
     })
+}
+
+/// Whether the grid's border, along `lines` (segments as seen, `[line][cell]`: the first and the
+/// last line), shows beside the drawn one anywhere. Asked of a grid found off before it is
+/// drawn again: a box may show most of its lines on while the corner in it lies off, where the
+/// bend is least sure and the border, the thickest line, shows it first (`01_20` bowed 0.6 of
+/// a cell was drawn again with a corner 0.35 of a cell off, the box there showing 6 of its 12
+/// column segments on and 1 off: that one on the border). Not asked of a photo's grid (a corner
+/// washed out showed its border's fading edge beside the drawn line, and right grids went
+/// undrawn), nor of a flat one (a track's homography moves the whole box with its corner).
+fn border_shows_beside(lines: &[[Seen; 9]; 10]) -> bool {
+    [&lines[0], &lines[9]]
+        .iter()
+        .any(|line| line.iter().any(|s| s.segment == Segment::Off))
 }
 
 /// Whether the segments as seen (`[line][cell]` along row lines and along column lines) put
@@ -511,7 +543,7 @@ mod tests {
         let mut check = PrintCheck::default();
         let mut frame = |view: &GrayView, lattice: &Lattice| {
             check.next_frame();
-            check.drawn_off(view, lattice, [0.0; 2])
+            check.drawn_off(view, lattice, [0.0; 2], false)
         };
         assert!(frame(&view, &off));
         for _ in 0..3 {
@@ -666,6 +698,27 @@ mod tests {
     }
 
     #[test]
+    fn a_grid_found_off_is_drawn_again_only_once_its_border_shows_nowhere_beside_it() {
+        // Found off, then drawn with its bottom-left corner 14 px (0.35 cell) right of the
+        // printed one, the rest on its lines: the box there shows most of its lines on, but
+        // its stretch of the border says the corner is off. Drawn again once it is not.
+        let page: Mat = drawn_grid(640, 480, 100, 60, 360);
+        let view = GrayView::new(&page).unwrap();
+        let right = lattice_at(100.0, 60.0, 360.0);
+        let mut corner_off = right;
+        corner_off.0[9][0][0] += 14.0;
+        corner_off.0[8][0][0] += 10.0;
+        let mut check = PrintCheck::default();
+        check.hold_until_on();
+        let mut frame = |lattice: &Lattice| {
+            check.next_frame();
+            check.drawn_off(&view, lattice, [0.0; 2], true)
+        };
+        assert!(frame(&corner_off));
+        assert!(!frame(&right));
+    }
+
+    #[test]
     fn thin_lines_crossed_at_a_slant_on_a_large_photo_are_seen_where_they_are_drawn() {
         // 100 px cells, every line 1 px thin (a 1600 px phone photo of a grid printed thin):
         // each drawn segment runs from 1.5 px one side of its printed line to 1.5 px the other
@@ -718,7 +771,7 @@ mod tests {
         let mut check = PrintCheck::default();
         let mut frame = |lattice: &Lattice| {
             check.next_frame();
-            check.drawn_off(&view, lattice, [0.0; 2])
+            check.drawn_off(&view, lattice, [0.0; 2], false)
         };
         // Frames looked at in a row: a third of the segments each after the first.
         for _ in 0..5 {
@@ -747,7 +800,7 @@ mod tests {
             let mut off = false;
             for (lattice, moved) in seen {
                 check.next_frame();
-                off = check.drawn_off(&view, lattice, *moved);
+                off = check.drawn_off(&view, lattice, *moved, false);
             }
             off
         };

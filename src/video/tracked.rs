@@ -715,9 +715,12 @@ fn drawn_off_the_print(
     let Ok(view) = GrayView::new(picture) else {
         return false;
     };
-    let off = track
-        .print_check
-        .drawn_off(&view, &lattice, [x / scale, y / scale]);
+    let off = track.print_check.drawn_off(
+        &view,
+        &lattice,
+        [x / scale, y / scale],
+        track.bend.is_some(),
+    );
     if off {
         let cells_moved = x.hypot(y) / (quad.mean_side() / 9.0);
         tracing::trace!(

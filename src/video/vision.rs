@@ -148,6 +148,11 @@ impl VisionTimes {
 /// off), and one anchored on a smeared frame is anchored again on it.
 const ANCHOR_AGAIN_CELLS: f64 = 0.5;
 
+/// A solved grid the print check finds drawn off is read again, on every frame until it shows
+/// on, from the frame's own outline found within this many cells of the track (a corner put
+/// half a cell off by lines followed astray).
+const OFF_PRINT_CELLS: f64 = 1.0;
+
 /// The grid's outline found on this frame (`found`), named like the track's corners `quad`, if
 /// it is sharp and lies within [`ANCHOR_AGAIN_CELLS`] of them.
 ///
@@ -155,12 +160,12 @@ const ANCHOR_AGAIN_CELLS: f64 = 0.5;
 /// (image23's newspaper border, light at the top left) go where those corners put them, so a
 /// track anchored a hair off on a moving frame stayed so, "confirmed" by its own lines on every
 /// reading (pan:image23 after coming back into view: 1.5-3% of the side for 19 s).
-fn outline_near(found: Option<Detection>, quad: &Quad) -> Option<Quad> {
+fn outline_near(found: Option<Detection>, quad: &Quad, cells: f64) -> Option<Quad> {
     let cell = quad.mean_side() / 9.0;
     found
         .filter(|d| !d.smeared)
         .map(|d| d.quad.turned_like(quad))
-        .filter(|q| q.max_corner_distance(quad) <= ANCHOR_AGAIN_CELLS * cell)
+        .filter(|q| q.max_corner_distance(quad) <= cells * cell)
 }
 
 /// The outline search ([`detect::find_grid`]) on one frame, run at most once however many
@@ -597,10 +602,12 @@ impl Vision {
             track.since_check += 1;
             // A confirming reading is taken at once, and so is one of a puzzle judged without a
             // solution (it is provisional: a thumb that hid a clue may have let go) and one that
-            // sets the anchor again on a steadier frame than it was set on; a routine one waits
-            // for a steady grid.
+            // sets the anchor again on a steadier frame than it was set on, and one of a grid
+            // the print check found off (read from the frame's outline, below); a routine one
+            // waits for a steady grid.
             let due = !track.confirmed
                 || known.solution.is_none()
+                || track.print_check.found_off()
                 || steadier_than_anchor(track, &quad)
                 || (track.since_check >= RECHECK_EVERY && moving(track, &quad) <= STEADY_FOR_CHECK);
             if !due {
@@ -622,12 +629,24 @@ impl Vision {
             Orientation::Unknown
         };
         // A track anchored while the grid moved (or smeared) is read, once steadier, from the
-        // frame's own outline, as a photo is.
-        let outline = if track.anchor_motion.is_infinite() || steadier_than_anchor(track, &quad) {
-            let found = frame_outline.found(times)?;
-            outline_near(found.filter(|d| frame_outline.whole(&d.quad)), &quad)
+        // frame's own outline, as a photo is; and so is a solved one the print check found off,
+        // whose lines, followed from its own corners, would only put it back where it is: on
+        // `01_20` bowed half a cell, one reading's lines put a corner half a cell in along a
+        // shadowed border, the next ones agreed from there, and the grid, withheld, was never
+        // drawn again (`cargo bench --bench curved -- --bowed 0.5`, noise 3: 2 -> 163 frames).
+        let near = if track.anchor_motion.is_infinite() || steadier_than_anchor(track, &quad) {
+            Some(ANCHOR_AGAIN_CELLS)
+        } else if matches!(track.identity, Identity::Known(_)) && track.print_check.found_off() {
+            Some(OFF_PRINT_CELLS)
         } else {
             None
+        };
+        let outline = match near {
+            Some(cells) => {
+                let found = frame_outline.found(times)?;
+                outline_near(found.filter(|d| frame_outline.whole(&d.quad)), &quad, cells)
+            }
+            None => None,
         };
         let mut steps = RecognizeTimes::default();
         let mut negative = Mat::default();
@@ -1084,7 +1103,7 @@ mod tests {
         let turned = Quad([hair_off.0[1], hair_off.0[2], hair_off.0[3], hair_off.0[0]]);
         let found = detect::find_grid(&page, Look::OneOfMany).unwrap();
         for track in [hair_off, turned] {
-            let outline = outline_near(found, &track).expect("outline");
+            let outline = outline_near(found, &track, ANCHOR_AGAIN_CELLS).expect("outline");
             assert!(
                 outline.max_corner_distance(&right.turned_like(&track)) < 2.0,
                 "{outline:?}"
@@ -1092,7 +1111,7 @@ mod tests {
         }
         // A track a column off is another grid as far as this is concerned.
         let column_off = Quad(right.0.map(|[x, y]| [x + 36.0, y]));
-        assert_eq!(outline_near(found, &column_off), None);
+        assert_eq!(outline_near(found, &column_off, ANCHOR_AGAIN_CELLS), None);
     }
 
     #[test]
@@ -1148,6 +1167,40 @@ mod tests {
         let track = vision.track.as_mut().unwrap();
         assert!(matches!(track.identity, Identity::Reading(_)));
         assert_eq!(view_of(track, &page, None).state, LiveState::Multiple);
+    }
+
+    #[test]
+    fn a_solved_grid_found_drawn_off_the_print_is_read_again_at_once_where_the_frame_shows_it() {
+        let (page, current, right, mut track) = track_on_drawn_grid(false);
+        // Followed with its bottom-left corner 0.4 of a cell in (lines followed beside a
+        // shadow put it there, and the next reading, followed from there, agreed): confirmed,
+        // just checked, and found off by the print check.
+        let mut corner_in = right;
+        corner_in.0[3] = [164.0, 404.0];
+        track.image_from_grid = Homography::from_quads(&Quad::UNIT, &corner_in).unwrap();
+        track.identity = Identity::Known(Arc::new(Known {
+            id: 0,
+            clues: Grid::EMPTY,
+            solution: Some(Grid::EMPTY),
+            status: Status::Solved,
+        }));
+        track.confirmed = true;
+        track.since_check = 0;
+        track.print_check.hold_until_on();
+        let mut vision = Vision::new(DigitReader::builtin().unwrap());
+        vision.track = Some(track);
+        let mut times = VisionTimes::default();
+        vision
+            .read(&current, &mut FrameOutline::new(&page), &mut times)
+            .unwrap();
+        assert!(times.read.is_some(), "not read again");
+        let track = vision.track.as_ref().expect("still followed");
+        // A blank grid reads the same any way up: named from whichever corner.
+        let tracked = track::quad_of(&track.image_from_grid).turned_like(&right);
+        assert!(
+            tracked.max_corner_distance(&right) < 3.0,
+            "still at {tracked:?}"
+        );
     }
 
     #[test]
