@@ -1145,10 +1145,22 @@ mod tests {
         assert_eq!(moved_like(&grid, &scattered, 36.0), None);
     }
 
+    /// `vision` following `track` on the frame `page` (`current`), after one reading of it,
+    /// which must have been taken.
+    fn read_once(mut vision: Vision, page: &Mat, current: &TrackFrame, track: Track) -> Vision {
+        vision.track = Some(track);
+        let mut times = VisionTimes::default();
+        vision
+            .read(current, &mut FrameOutline::new(page), &mut times)
+            .unwrap();
+        assert!(times.read.is_some(), "not read again");
+        vision
+    }
+
     #[test]
     fn a_puzzle_judged_without_a_solution_is_read_again_at_once_and_still_shows_its_verdict() {
         let (page, current, _, mut track) = track_on_drawn_grid(false);
-        let mut vision = Vision::new(DigitReader::builtin().unwrap());
+        let vision = Vision::new(DigitReader::builtin().unwrap());
         // Judged ambiguous (a thumb over a clue it needs), confirmed, and just checked: a
         // solved puzzle would wait RECHECK_EVERY frames for its next reading.
         track.identity = Identity::Known(Arc::new(Known {
@@ -1158,12 +1170,7 @@ mod tests {
             status: Status::Multiple,
         }));
         track.confirmed = true;
-        vision.track = Some(track);
-        let mut times = VisionTimes::default();
-        vision
-            .read(&current, &mut FrameOutline::new(&page), &mut times)
-            .unwrap();
-        assert!(times.read.is_some(), "not read again");
+        let mut vision = read_once(vision, &page, &current, track);
         let track = vision.track.as_mut().unwrap();
         assert!(matches!(track.identity, Identity::Reading(_)));
         assert_eq!(view_of(track, &page, None).state, LiveState::Multiple);
@@ -1187,13 +1194,12 @@ mod tests {
         track.confirmed = true;
         track.since_check = 0;
         track.print_check.hold_until_on();
-        let mut vision = Vision::new(DigitReader::builtin().unwrap());
-        vision.track = Some(track);
-        let mut times = VisionTimes::default();
-        vision
-            .read(&current, &mut FrameOutline::new(&page), &mut times)
-            .unwrap();
-        assert!(times.read.is_some(), "not read again");
+        let vision = read_once(
+            Vision::new(DigitReader::builtin().unwrap()),
+            &page,
+            &current,
+            track,
+        );
         let track = vision.track.as_ref().expect("still followed");
         // A blank grid reads the same any way up: named from whichever corner.
         let tracked = track::quad_of(&track.image_from_grid).turned_like(&right);
