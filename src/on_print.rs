@@ -204,13 +204,17 @@ impl PrintCheck {
         let off = a_box_off(&self.along_rows, &self.along_columns)
             || a_line_off(&self.along_rows)
             || a_line_off(&self.along_columns);
-        // Found off before, it must now show itself on, not only not off, and, drawn along a
-        // bend, its border nowhere beside the drawn one.
-        let border_off = bent
-            && (border_shows_beside(&self.along_rows) || border_shows_beside(&self.along_columns));
-        let shown_on = self.every_box_on() && !border_off;
-        self.off = off || (self.off && !shown_on);
+        // Found off before, it must now show itself on, not only not off.
+        self.off = off || (self.off && !self.shown_on(bent));
         self.off
+    }
+
+    /// Whether every box shows its lines on, and, drawn along a bend (`bent`), the border
+    /// nowhere beside the drawn one: what a grid found off must show to be drawn again.
+    fn shown_on(&self, bent: bool) -> bool {
+        let border_off =
+            || border_shows_beside(&self.along_rows) || border_shows_beside(&self.along_columns);
+        self.every_box_on() && !(bent && border_off())
     }
 
     /// Whether every 3x3 box shows its printed lines where they are drawn, as last looked at
