@@ -430,20 +430,18 @@ fn look_along(gray: &GrayView, (a, b): (Point, Point)) -> Segment {
     // page drawn on its lines was withheld (`cargo bench --bench curved -- --bowed-stills 0.5`).
     let step = LOOK / STEPS as f64 * cell;
     let within = (step / FINEST).ceil().max(1.0) as usize;
-    let bands: Vec<[f64; 2]> = (0..within)
-        .map(|k| {
-            let o = ((k as f64 + 0.5) / within as f64 - 0.5) * step;
-            [normal[0] * o, normal[1] * o]
-        })
-        .collect();
+    let band = |k: usize| {
+        let o = ((k as f64 + 0.5) / within as f64 - 0.5) * step;
+        [normal[0] * o, normal[1] * o]
+    };
     // The darkness at `t` cells across: the (LIGHT_ALLOWED + 1)-th lightest sample along, which
     // all but that many reach, each the darkest within its band.
     let darkness_at = |t: f64| {
         let (dx, dy) = (normal[0] * t * cell, normal[1] * t * cell);
         let mut lightest = [f64::INFINITY; LIGHT_ALLOWED + 1];
         for &[x, y] in &along {
-            let lightest_in_band = bands
-                .iter()
+            let lightest_in_band = (0..within)
+                .map(band)
                 .map(|[bx, by]| gray.sample(x + dx + bx, y + dy + by))
                 .fold(f64::INFINITY, f64::min);
             let mut dark = 255.0 - lightest_in_band;

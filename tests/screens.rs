@@ -721,10 +721,11 @@ fn real_pages_bowed_across_are_drawn_in_their_cells_or_not_at_all() {
     // 207 and 199), the worst cell 0.16 of a cell off; the second is found but seldom drawn (in
     // the shadow over its bottom-left corner the lines put it 0.35 of a cell off, and the print
     // check withholds it; session 54: 19 and 0 frames, within 0.18 of a cell, its corner no
-    // longer refined off the bowed border; the first 208 and 208, the third 207 and 205). Without the bow in video's line following, the first was drawn on 13
-    // frames a whole cell off under noise 1, its readings having crept a cell off at a corner;
-    // before the print check asked a grid found off to show itself on, the second was drawn on
-    // 1 and 4 frames a cell off, let through on frames whose segments there showed nothing.
+    // longer refined off the bowed border; the first 208 and 208, the third 207 and 205).
+    // Without the bow in video's line following, the first was drawn on 13 frames a whole cell
+    // off under noise 1, its readings having crept a cell off at a corner; before the print
+    // check asked a grid found off to show itself on, the second was drawn on 1 and 4 frames a
+    // cell off, let through on frames whose segments there showed nothing.
     // The third, bowed half a cell across its rows, is filled in by hand: until session 53 it
     // was never drawn (found only as a box of it, the video grid check taking no bow; then
     // every reading "covered", lines hidden beside two cells, so no bend was taken and the
