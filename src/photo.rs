@@ -90,6 +90,11 @@ impl Puzzle {
         self.solution.is_some() && self.clues.filled() < 81
     }
 
+    /// Whether the solution is drawn: solved, and the cells on the printed ones.
+    pub fn drawn(&self) -> bool {
+        self.solution.is_some() && !self.off_print
+    }
+
     /// Cells whose handwritten entry disagrees with the solution, counting only entries the
     /// reader is sure of: telling somebody a right answer is wrong is worse than missing a slip.
     pub fn wrong_entries(&self) -> Vec<usize> {
@@ -273,16 +278,21 @@ impl PhotoPipeline {
             };
         };
         let puzzle = self.read(gray, margin, &detection, times)?;
-        if puzzle.solution.is_some() {
+        if puzzle.drawn() {
             return Ok(Some(puzzle));
         }
-        // What the first search outlined does not add up to a puzzle. In a large picture it may
-        // be the paper around a puzzle too small for that search to see its cell lines (a
-        // puzzle held far away: a page's edge closed into a quad by the dilation passed the
-        // grid check at 0.32); the finer search may find the grid itself. Or it is an app's
-        // grid with no printed border, its cells' lines taken for a grid's in another shape (a
-        // box and a half of the tiles outlined by their pale lines), perhaps small in the picture
-        // (a screenshot laid on a page: searched in windows of it).
+        // What the first search outlined does not add up to a puzzle, or only with its cells
+        // beside the printed ones. In a large picture it may be the paper around a puzzle too
+        // small for that search to see its cell lines (a puzzle held far away: a page's edge
+        // closed into a quad by the dilation passed the grid check at 0.32, or outlined with a
+        // corner 1.9 cells out, the lines followed from there putting it 0.6 of a cell out);
+        // the finer search may find the grid itself. Or it is an app's grid with no printed
+        // border, its cells' lines taken for a grid's in another shape (a box and a half of the
+        // tiles outlined by their pale lines), perhaps small in the picture (a screenshot laid
+        // on a page: searched in windows of it). A puzzle found elsewhere replaces one solved
+        // off the print only when drawn, its outline framing a grid more clearly: one outlined
+        // less clearly, with a corner washed out by light, was drawn there 0.32 of a cell off,
+        // where the print check could not see the printed lines.
         let searches: [&Search; 3] = [
             &|gray| detect::find_small_grid(gray, Look::Only),
             &detect::find_borderless_grid,
@@ -296,11 +306,19 @@ impl PhotoPipeline {
             });
             times.detect += start.elapsed();
             if let Some(found) = elsewhere {
+                let clearer = found.score > detection.score;
                 let again = self.read(gray, margin, &found, times)?;
-                if again.solution.is_some() {
+                let better = match puzzle.solution {
+                    None => again.solution.is_some(),
+                    Some(_) => again.drawn() && clearer,
+                };
+                if better {
                     return Ok(Some(again));
                 }
             }
+        }
+        if puzzle.solution.is_some() {
+            return Ok(Some(puzzle));
         }
         let smallest = self.process_smallest(gray, margin, times)?;
         if smallest.is_none() && !detect::lattice_shows(gray, &detection.quad)? {

@@ -314,7 +314,9 @@ fn puzzles_held_far_from_the_camera_are_found() {
         samples.len()
     );
     // Measured: 20 of 20 (7 before the finer search, following the lines until settled and the
-    // second look when the first grid does not add up).
+    // second look when the first grid does not add up). Session 56: `02_10_honor_view_10_0`
+    // outlined with a corner 1.9 cells out solved with it 0.6 of a cell out, off the print;
+    // solved with it, not drawn, counts as wrong here: the second look finds it in place.
     assert!(wrong.is_empty(), "drawn in the wrong place: {wrong:?}");
     assert!(
         right >= 19,
