@@ -736,8 +736,7 @@ fn in_step_better(found: &[Option<Path>; 10], outer: usize, other: Path, cell: f
 /// paper; a border "followed" where neither places it is something else (a row of digits, when
 /// the printed border is beyond reach at the paper's edge): it is dropped and placed from the
 /// lines inside. Either alone is not enough: a thin inner line drawn onto handwriting breaks the
-/// first, a strongly curved page the second; but with the first not to be had, the second
-/// decides.
+/// first, a strongly curved page the second.
 fn border_in_step(found: &[Option<Path>; 10], outer: usize, cell: f64) -> bool {
     let (inside, box_in, box_next) = if outer == 0 {
         ([1, 2, 3], 3, 6)
@@ -765,11 +764,6 @@ fn border_in_step(found: &[Option<Path>; 10], outer: usize, cell: f64) -> bool {
     let by_boxes = worst(&|j| extended(box_in, box_next, j));
     match (by_step, by_boxes) {
         (Some(a), Some(b)) => a <= BORDER_STEP || b <= BORDER_STEP,
-        // The lines next to it not followed (in shadow), the box lines alone judge it: on a
-        // bowed page in a shadow, followed from a corner 0.4 of a cell in, the left border's
-        // path ran onto the first column's digits, 0.7 of a cell inside where the box lines
-        // put it, and was taken for the border (`01_20` bowed 0.6 of a cell).
-        (None, Some(b)) => b <= BORDER_STEP,
         _ => true,
     }
 }
@@ -1188,24 +1182,6 @@ mod tests {
         assert!(!border_in_step(&straight(offsets), 9, 32.0));
         offsets[9] = Some(1.0);
         assert!(border_in_step(&straight(offsets), 9, 32.0));
-    }
-
-    #[test]
-    fn a_border_with_no_line_beside_it_followed_is_judged_by_the_box_lines() {
-        // Lines 1 and 2 lost in a shadow; the box lines 3 and 6 bow alike (a page bowed along
-        // them) and put the border where they lie. Followed 0.6 of a cell inside at one end
-        // (onto the first column's digits), it is dropped; followed along the bow, kept.
-        let bow = [-3.0, -9.0, -14.0, -18.0, -19.0, -18.0, -14.0, -9.0, -3.0];
-        let mut found = [Some(bow); 10];
-        found[1] = None;
-        found[2] = None;
-        let mut inside = bow;
-        inside[7] += 8.0;
-        inside[8] += 19.0;
-        found[0] = Some(inside);
-        assert!(!border_in_step(&found, 0, 32.0));
-        found[0] = Some(bow.map(|o| o + 2.0));
-        assert!(border_in_step(&found, 0, 32.0));
     }
 
     #[test]

@@ -180,7 +180,10 @@ fn outlined(work: &Mat, window: i32) -> Result<Option<(Quad, GridCheck, Ink)>> {
                 let Some(outline) = edges_met(&work_view, &candidate.quad, reach) else {
                     continue;
                 };
-                let check = check_grid(&lines, &outline, Look::Only)?;
+                // Not for pale cell lines: those of an app's card are drawn, not printed.
+                let check = Some(check_grid(&lines, &outline, Look::Only)?)
+                    .filter(|check| !check.pale)
+                    .unwrap_or(GridCheck::NONE);
                 tracing::trace!(?outline, score = check.score, "borderless grid candidate");
                 if check.score >= candidate.least_score()
                     && best.as_ref().is_none_or(|(_, c, _)| check.score > c.score)

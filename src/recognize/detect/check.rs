@@ -28,12 +28,16 @@ pub(super) struct GridCheck {
     pub(super) score: f64,
     /// Whether the candidate is smeared one way by the camera's motion.
     pub(super) smeared: bool,
+    /// Whether it passed only for cell lines printed pale (see [`CELL_LINES_OVER_MIDDLES`]),
+    /// as a 3x3 box of a grid can, its digits' strokes across its ninths.
+    pub(super) pale: bool,
 }
 
 impl GridCheck {
     pub(super) const NONE: GridCheck = GridCheck {
         score: 0.0,
         smeared: false,
+        pale: false,
     };
 }
 
@@ -436,16 +440,19 @@ impl Masks {
         // number be faint while the cell lines still show on the whole each way and the cells'
         // middles are clean (a pale app grid under glare: 0.17 and 0.05; a 9x6 part of a grid
         // stretched to a square: 0.07 one way; one 3x3 box of a hand-filled grid: 0.13, but
-        // handwriting across its middles, 0.10-0.12).
-        let cell_lines_hold = match look {
+        // handwriting across its middles, 0.10-0.12), or they show well above the middles
+        // (pale printed cell lines out of focus, the digits in the middles: 0.17 to 0.086; see
+        // [`CELL_LINES_OVER_MIDDLES`]; not a box of a larger grid, see `box_of_a_larger_grid`).
+        let (cells, middles_shown) = (across.min(down), mean(&middles));
+        let light_print = cells >= 0.12 && cells >= CELL_LINES_OVER_MIDDLES * middles_shown;
+        let cell_lines_shown = match look {
             Look::OneOfMany => {
                 faint_cell_lines == 0 || smeared_one_way(&lines, sharpness, weakest_box)
             }
-            Look::Only => {
-                faint_cell_lines <= 2 || (across.min(down) >= 0.12 && mean(&middles) <= 0.07)
-            }
+            Look::Only => faint_cell_lines <= 2 || (cells >= 0.12 && middles_shown <= 0.07),
         };
-        if weakest_box < 0.3 || !cell_lines_hold {
+        let pale = look == Look::Only && !cell_lines_shown && light_print;
+        if weakest_box < 0.3 || !(cell_lines_shown || pale) {
             return GridCheck::NONE;
         }
         let (crossed, crossed_cells) = self.crossed(ruling);
@@ -455,6 +462,7 @@ impl Masks {
         GridCheck {
             score: mean(&lines) - mean(&middles),
             smeared: sharpness.smeared(),
+            pale,
         }
     }
 
@@ -496,6 +504,12 @@ impl Masks {
         (crossed, crossed_cells)
     }
 }
+
+/// How many times the middles' coverage the faint cell lines of a photo's grid must show
+/// (each way) where the middles are not clean: a printed grid with light grey cell lines under
+/// blur showed 0.17 to 0.086, its digits in the middles; one 3x3 box of a hand-filled grid
+/// 0.13 to 0.10-0.12.
+const CELL_LINES_OVER_MIDDLES: f64 = 1.75;
 
 /// Lines of paper curling away are looked for this far (share of a cell) off their ninths.
 const CURL_REACH: f64 = 0.45;

@@ -81,7 +81,9 @@ impl Ink {
 pub enum Look {
     /// A photo: the one look there is. Faint cell lines (an app's pale lines washed out by
     /// glare, light print under a gradient) are accepted while every box line is clear and the
-    /// cell lines still show on the whole each way (see [`grid_score`]).
+    /// cell lines still show on the whole each way (see [`grid_score`]), or well above what the
+    /// cells' middles show (cell lines printed pale, out of focus) where the candidate is no box
+    /// of a larger grid.
     Only,
     /// A video frame: every cell line must show; a grid too blurred or washed out for that is
     /// found a frame or two later, rather than risk a wrong outline that is then followed.
@@ -340,11 +342,39 @@ fn checked(work: &Mat, view: &GrayView, outline: &Quad, look: Look) -> Result<(Q
         check_grid(work, outline, look)?,
         check_grid(work, &refined, look)?,
     );
-    Ok(if refined_check.score >= outline_check.score {
+    let (quad, check) = if refined_check.score >= outline_check.score {
         (refined, refined_check)
     } else {
         (*outline, outline_check)
-    })
+    };
+    if check.pale && box_of_a_larger_grid(work, &quad, look)? {
+        tracing::trace!(
+            ?quad,
+            "a box of a larger grid, not a grid with pale cell lines"
+        );
+        return Ok((quad, GridCheck::NONE));
+    }
+    Ok((quad, check))
+}
+
+/// Whether the candidate at `quad` in `work` is one 3x3 box of a larger grid around it, whole in
+/// the picture, that passes the grid check: taken for its pale cell lines, a box's cell lines
+/// (its ninths) can be its digits' strokes (a bowed page's corner box was taken so, and read
+/// as no puzzle: `cargo bench --bench curved -- --bowed-stills 0.5`).
+fn box_of_a_larger_grid(work: &Mat, quad: &Quad, look: Look) -> Result<bool> {
+    let Some(image_from_grid) = Homography::from_quads(&Quad::UNIT, quad) else {
+        return Ok(false);
+    };
+    let (width, height) = (work.cols() as f64, work.rows() as f64);
+    let inside = |[x, y]: [f64; 2]| (0.0..width).contains(&x) && (0.0..height).contains(&y);
+    for (column, row) in (0..3).flat_map(|c| (0..3).map(move |r| (c as f64, r as f64))) {
+        let unit = [[0.0, 0.0], [3.0, 0.0], [3.0, 3.0], [0.0, 3.0]];
+        let larger = Quad(unit.map(|[u, v]| image_from_grid.apply([u - column, v - row])));
+        if larger.0.iter().all(|&p| inside(p)) && check_grid(work, &larger, look)?.score > 0.0 {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// The masks [`find_dark_grid`] outlines shapes in, in turn.
@@ -717,6 +747,90 @@ pub(crate) mod tests {
         let mut blurred = Mat::default();
         imgproc::blur_def(&page, &mut blurred, Size::new(16, 16)).unwrap();
         assert!(find_grid(&blurred, Look::OneOfMany).unwrap().is_none());
+    }
+
+    /// A newspaper's grid with its cell lines printed thin and light grey between black box
+    /// lines, a clue in a third of the cells, photographed out of focus at half the print's
+    /// resolution: the cell lines show along a fifth of their length, the digits across the
+    /// cells' middles.
+    fn light_grid_blurred() -> Mat {
+        let mut page =
+            Mat::new_rows_cols_with_default(1200, 1600, CV_8UC1, Scalar::all(235.0)).unwrap();
+        let (x, y, side) = (400, 160, 900);
+        let cell = side / 9;
+        for k in 0..=9 {
+            let at = k * side / 9;
+            let (thickness, ink) = if k % 3 == 0 { (8, 20.0) } else { (1, 150.0) };
+            for (from, to) in [
+                (Point::new(x + at, y), Point::new(x + at, y + side)),
+                (Point::new(x, y + at), Point::new(x + side, y + at)),
+            ] {
+                let (ink, line) = (Scalar::all(ink), imgproc::LINE_8);
+                imgproc::line(&mut page, from, to, ink, thickness, line, 0).unwrap();
+            }
+        }
+        for i in (0..81).filter(|i| i % 3 == 0) {
+            let (r, c) = (i / 9, i % 9);
+            let at = Point::new(x + c * cell + cell / 3, y + r * cell + 3 * cell / 4);
+            let digit = ((i * 7) % 9 + 1).to_string();
+            let font = imgproc::FONT_HERSHEY_DUPLEX;
+            let ink = Scalar::all(30.0);
+            imgproc::put_text(
+                &mut page,
+                &digit,
+                at,
+                font,
+                2.0,
+                ink,
+                4,
+                imgproc::LINE_AA,
+                false,
+            )
+            .unwrap();
+        }
+        let (mut half, mut blurred) = (Mat::default(), Mat::default());
+        let size = Size::new(800, 600);
+        imgproc::resize(&page, &mut half, size, 0.0, 0.0, imgproc::INTER_AREA).unwrap();
+        imgproc::gaussian_blur_def(&half, &mut blurred, Size::new(0, 0), 2.0).unwrap();
+        blurred
+    }
+
+    #[test]
+    fn a_grid_with_light_cell_lines_is_found_out_of_focus() {
+        // Its cell lines show 0.15-0.2 each way, the middles 0.08: judged faint until the cell
+        // lines were weighed against the middles (score 0).
+        let page = light_grid_blurred();
+        let right = Quad([[200.0, 80.0], [650.0, 80.0], [650.0, 530.0], [200.0, 530.0]]);
+        let score = grid_score(&page, &right, Look::Only).unwrap();
+        assert!(score > 0.25, "{score}");
+        let found = find_grid(&page, Look::Only).unwrap().expect("a grid");
+        assert!(
+            found.quad.max_corner_distance(&right) < 5.0,
+            "{:?}",
+            found.quad
+        );
+    }
+
+    #[test]
+    fn a_box_of_a_grid_is_known_for_one_and_the_grid_is_not() {
+        let page = light_grid_blurred();
+        let grid = Quad([[200.0, 80.0], [650.0, 80.0], [650.0, 530.0], [200.0, 530.0]]);
+        let middle_box = Quad([
+            [350.0, 230.0],
+            [500.0, 230.0],
+            [500.0, 380.0],
+            [350.0, 380.0],
+        ]);
+        let corner_box = Quad([
+            [500.0, 380.0],
+            [650.0, 380.0],
+            [650.0, 530.0],
+            [500.0, 530.0],
+        ]);
+        for a_box in [middle_box, corner_box] {
+            assert!(box_of_a_larger_grid(&page, &a_box, Look::Only).unwrap());
+        }
+        assert!(!box_of_a_larger_grid(&page, &grid, Look::Only).unwrap());
     }
 
     #[test]
