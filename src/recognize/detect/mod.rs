@@ -749,6 +749,9 @@ pub(crate) mod tests {
         assert!(find_grid(&blurred, Look::OneOfMany).unwrap().is_none());
     }
 
+    /// Where [`light_grid_blurred`] has its grid.
+    const LIGHT_GRID: Quad = Quad([[200.0, 80.0], [650.0, 80.0], [650.0, 530.0], [200.0, 530.0]]);
+
     /// A newspaper's grid with its cell lines printed thin and light grey between black box
     /// lines, a clue in a third of the cells, photographed out of focus at half the print's
     /// resolution: the cell lines show along a fifth of their length, the digits across the
@@ -800,21 +803,16 @@ pub(crate) mod tests {
         // Its cell lines show 0.15-0.2 each way, the middles 0.08: judged faint until the cell
         // lines were weighed against the middles (score 0).
         let page = light_grid_blurred();
-        let right = Quad([[200.0, 80.0], [650.0, 80.0], [650.0, 530.0], [200.0, 530.0]]);
-        let score = grid_score(&page, &right, Look::Only).unwrap();
+        let score = grid_score(&page, &LIGHT_GRID, Look::Only).unwrap();
         assert!(score > 0.25, "{score}");
         let found = find_grid(&page, Look::Only).unwrap().expect("a grid");
-        assert!(
-            found.quad.max_corner_distance(&right) < 5.0,
-            "{:?}",
-            found.quad
-        );
+        let off = found.quad.max_corner_distance(&LIGHT_GRID);
+        assert!(off < 5.0, "{:?}", found.quad);
     }
 
     #[test]
     fn a_box_of_a_grid_is_known_for_one_and_the_grid_is_not() {
         let page = light_grid_blurred();
-        let grid = Quad([[200.0, 80.0], [650.0, 80.0], [650.0, 530.0], [200.0, 530.0]]);
         let middle_box = Quad([
             [350.0, 230.0],
             [500.0, 230.0],
@@ -830,7 +828,7 @@ pub(crate) mod tests {
         for a_box in [middle_box, corner_box] {
             assert!(box_of_a_larger_grid(&page, &a_box, Look::Only).unwrap());
         }
-        assert!(!box_of_a_larger_grid(&page, &grid, Look::Only).unwrap());
+        assert!(!box_of_a_larger_grid(&page, &LIGHT_GRID, Look::Only).unwrap());
     }
 
     #[test]
