@@ -181,9 +181,10 @@ fn outlined(work: &Mat, window: i32) -> Result<Option<(Quad, GridCheck, Ink)>> {
                     continue;
                 };
                 // Not for pale cell lines: those of an app's card are drawn, not printed.
-                let check = Some(check_grid(&lines, &outline, Look::Only)?)
-                    .filter(|check| !check.pale)
-                    .unwrap_or(GridCheck::NONE);
+                let check = match check_grid(&lines, &outline, Look::Only)? {
+                    check if check.pale => GridCheck::NONE,
+                    check => check,
+                };
                 tracing::trace!(?outline, score = check.score, "borderless grid candidate");
                 if check.score >= candidate.least_score()
                     && best.as_ref().is_none_or(|(_, c, _)| check.score > c.score)
