@@ -319,12 +319,22 @@ impl Track {
     /// A reading that says nothing of the cells leaves the last word to the last one that did:
     /// a smeared reading of a page bowed by 0.45 of a cell, taken as the camera began to move,
     /// confirmed a grid every sharp reading before had put 0.44 of a cell off, and it was drawn
-    /// so (noise seed 2, session 32).
+    /// so (noise seed 2, session 32). A smeared reading can dispute the cells but never settle
+    /// them: a page curling into a gutter was first read, and drawn by its corners, on smeared
+    /// frames whose lines bent 0.3 of a cell; with no sharp reading yet, nothing had read a bend
+    /// and the cells by the gutter were drawn 0.36 of a cell off. It is judged by the cells
+    /// between its own corners (the smear moves those, and the track takes them anyway).
     fn cells_agree(&mut self, quad: &Quad, recognition: &Recognition) -> bool {
-        if !recognition.on_lines || recognition.reading.smeared() {
+        if !recognition.on_lines {
             return !self.cells_disputed;
         }
-        let Some(drawn) = crate::overlay::drawn_lattice(quad, self.bend.as_ref()) else {
+        let smeared = recognition.reading.smeared();
+        let at = if smeared {
+            recognition.quad.turned_like(quad)
+        } else {
+            *quad
+        };
+        let Some(drawn) = crate::overlay::drawn_lattice(&at, self.bend.as_ref()) else {
             return false;
         };
         let Some(read) =
@@ -346,7 +356,17 @@ impl Track {
             .chain(followed)
             .map(|read| farthest_apart(&drawn, &read.turned_like(quad)))
             .fold(0.0, f64::max);
-        self.cells_disputed = apart > CELLS_AGREE * quad.mean_side() / 9.0;
+        let disputed = apart > CELLS_AGREE * quad.mean_side() / 9.0;
+        tracing::trace!(
+            apart = apart / (quad.mean_side() / 9.0),
+            smeared,
+            "cells read against the drawn ones"
+        );
+        if smeared {
+            self.cells_disputed |= disputed;
+        } else {
+            self.cells_disputed = disputed;
+        }
         !self.cells_disputed
     }
 
@@ -998,6 +1018,41 @@ pub(super) mod tests {
         let turned = Quad(std::array::from_fn(|i| right.0[(i + 1) % 4]));
         assert!(track.start_again_at(&current, &turned).unwrap());
         assert_eq!(track.bend, None);
+    }
+
+    #[test]
+    fn smeared_lines_can_hold_back_cells_drawn_off_but_only_sharp_ones_let_them_be_drawn() {
+        let (page, current, right, mut track) = track_on_drawn_grid(false);
+        track.on_lines = true;
+        let smeared = |bend| {
+            let mut reading = reading_of(&PUZZLE.parse().unwrap(), 0.9);
+            for cell in &mut reading.0 {
+                cell.smeared = true;
+            }
+            Recognition {
+                bend,
+                ..read_at(right, reading, false)
+            }
+        };
+        // Drawn flat, read bowed 0.35 of a cell across a smear: held back.
+        let bowed = smeared(bowed_by(&right, 0.35));
+        let (agrees, _) = track.take_lines(&page, &current, &right, &bowed).unwrap();
+        assert!(!agrees);
+        // A smeared reading that shows them flat does not let them be drawn again...
+        let flat = smeared(None);
+        let (agrees, _) = track.take_lines(&page, &current, &right, &flat).unwrap();
+        assert!(!agrees);
+        // ...a sharp one does.
+        let sharp = read_at(right, reading_of(&PUZZLE.parse().unwrap(), 0.9), false);
+        let (agrees, _) = track.take_lines(&page, &current, &right, &sharp).unwrap();
+        assert!(agrees);
+        // Smeared lines that move the corners but bend as drawn dispute nothing.
+        let moved = Recognition {
+            quad: Quad(right.0.map(|[x, y]| [x + 10.0, y])),
+            ..flat
+        };
+        track.take_lines(&page, &current, &right, &moved).unwrap();
+        assert!(!track.cells_disputed);
     }
 
     #[test]
