@@ -196,6 +196,40 @@ fn image_reads_every_photo_in_a_folder_and_its_subfolders_by_name() {
 }
 
 #[test]
+fn image_writes_each_photo_drawn_in_under_its_own_name() {
+    // Photos of the same name in two subfolders, or as JPEG and PNG, or one given twice: one
+    // copy each, the folders' layout kept (before, each overwrote the one before).
+    let dir = tempfile::tempdir().unwrap();
+    let photos = dir.path().join("photos");
+    std::fs::create_dir_all(photos.join("week 2")).unwrap();
+    std::fs::copy(BUNDLED, photos.join("a.jpg")).unwrap();
+    std::fs::copy(BUNDLED, photos.join("a.png")).unwrap();
+    std::fs::copy(BUNDLED, photos.join("week 2").join("a.jpg")).unwrap();
+    let out_dir = dir.path().join("annotated");
+    let out = sudoku_ar(
+        &[
+            "image",
+            "--output",
+            out_dir.to_str().unwrap(),
+            photos.to_str().unwrap(),
+            BUNDLED,
+            BUNDLED,
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    for name in [
+        "a.jpg",
+        "a-2.jpg",
+        "week 2/a.jpg",
+        "newspaper.jpg",
+        "newspaper-2.jpg",
+    ] {
+        assert!(out_dir.join(name).is_file(), "{name} not written");
+    }
+}
+
+#[test]
 fn image_json_keeps_order_and_reports_each_bad_file() {
     let dir = tempfile::tempdir().unwrap();
     let empty = dir.path().join("empty.jpg");

@@ -22,8 +22,9 @@ pub struct ImageArgs {
     #[arg(long)]
     pub json: bool,
     /// Write each photo with the solution drawn in to this folder (created if missing), as
-    /// <name>.jpg; a puzzle that cannot be solved, or whose cells would be drawn beside the
-    /// printed lines, is outlined in red.
+    /// <name>.jpg (a photo found in a folder given: under its path inside that folder; a name
+    /// taken already gets -2, -3...); a puzzle that cannot be solved, or whose cells would be
+    /// drawn beside the printed lines, is outlined in red.
     #[arg(long, short, value_name = "DIR")]
     pub output: Option<PathBuf>,
     /// Use this digit model instead of the built-in one.
@@ -43,9 +44,10 @@ pub fn run(args: &ImageArgs) -> anyhow::Result<ExitCode> {
     }
     let mut out = std::io::stdout().lock();
     let mut failed = 0;
-    for path in &photos_in(&args.photos) {
-        let file = path.display().to_string();
-        let report = match process(&mut pipeline, path, args.output.as_deref()) {
+    for photo in &photos_in(&args.photos) {
+        let file = photo.path.display().to_string();
+        let target = args.output.as_deref().map(|dir| photo.target_in(dir));
+        let report = match process(&mut pipeline, &photo.path, target.as_deref()) {
             Ok(puzzles) => {
                 let mut reports = puzzles.iter().map(PuzzleReport::from);
                 PhotoReport::Read {
@@ -77,24 +79,25 @@ pub fn run(args: &ImageArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// Reads the photo at `path`; with a `target`, writes it there with its puzzles drawn in.
 fn process(
     pipeline: &mut PhotoPipeline,
     path: &Path,
-    output: Option<&Path>,
+    target: Option<&Path>,
 ) -> anyhow::Result<Vec<Puzzle>> {
     let mut image = photo::load_image(path)?;
     let mut times = StageTimes::default();
     let puzzles = pipeline.process_all(&image, &mut times)?;
-    if let Some(dir) = output.filter(|_| !puzzles.is_empty()) {
+    if let Some(target) = target.filter(|_| !puzzles.is_empty()) {
         let start = std::time::Instant::now();
         for puzzle in &puzzles {
             photo::annotate(&mut image, puzzle)?;
         }
         times.render = start.elapsed();
-        let stem = path
-            .file_stem()
-            .map_or_else(|| "photo".into(), |s| s.to_string_lossy().into_owned());
-        let target = dir.join(format!("{stem}.jpg"));
+        if let Some(folder) = target.parent() {
+            std::fs::create_dir_all(folder)
+                .with_context(|| format!("cannot create output folder {}", folder.display()))?;
+        }
         let written = imgcodecs::imwrite(
             &*target.to_string_lossy(),
             &image,
@@ -163,24 +166,54 @@ fn puzzle_line(name: &str, p: &PuzzleReport) -> String {
     }
 }
 
+/// A photo to read, and the name its copy with the solution drawn in is written under (a path
+/// inside the output folder, its extension to be set).
+#[derive(Debug, PartialEq)]
+struct Photo {
+    path: PathBuf,
+    name: PathBuf,
+}
+
+impl Photo {
+    /// Where in `folder` its copy with the solution drawn in goes: its name, as a JPEG (a name
+    /// with a dot in it, `page.2`, keeps it).
+    fn target_in(&self, folder: &Path) -> PathBuf {
+        let mut target = folder.join(&self.name).into_os_string();
+        target.push(".jpg");
+        PathBuf::from(target)
+    }
+}
+
 /// The photos `paths` name: each file as given, each folder as the image files in it and its
 /// subfolders, in order of name. A folder with none, or one that cannot be listed, stays as
 /// given, to be reported as not a photo.
-fn photos_in(paths: &[PathBuf]) -> Vec<PathBuf> {
+///
+/// Each is named by its file name without extension, one found in a folder by its path inside
+/// that folder: photos of the same name in two subfolders (`week 1/a.jpg`, `week 2/a.jpg`) are
+/// written as two files, where one used to overwrite the other. Names still alike (`a.jpg`
+/// and `a.png`, or one photo given twice) are told apart by -2, -3...
+fn photos_in(paths: &[PathBuf]) -> Vec<Photo> {
     let mut photos = Vec::new();
     for path in paths {
         let before = photos.len();
         if path.is_dir() {
-            add_photos_under(path, &mut photos);
+            add_photos_under(path, path, &mut photos);
         }
         if photos.len() == before {
-            photos.push(path.clone());
+            let name = path
+                .file_stem()
+                .map_or_else(|| "photo".into(), PathBuf::from);
+            photos.push(Photo {
+                path: path.clone(),
+                name,
+            });
         }
     }
+    told_apart(&mut photos);
     photos
 }
 
-fn add_photos_under(folder: &Path, photos: &mut Vec<PathBuf>) {
+fn add_photos_under(root: &Path, folder: &Path, photos: &mut Vec<Photo>) {
     let Ok(entries) = std::fs::read_dir(folder) else {
         return;
     };
@@ -188,10 +221,29 @@ fn add_photos_under(folder: &Path, photos: &mut Vec<PathBuf>) {
     paths.sort();
     for path in paths {
         if path.is_dir() {
-            add_photos_under(&path, photos);
+            add_photos_under(root, &path, photos);
         } else if is_image_name(&path) {
-            photos.push(path);
+            let inside = path.strip_prefix(root).unwrap_or(&path);
+            let name = inside.with_file_name(inside.file_stem().unwrap_or_default());
+            photos.push(Photo { path, name });
         }
+    }
+}
+
+/// Gives each of `photos` whose name an earlier one has the first of -2, -3... that is free.
+fn told_apart(photos: &mut [Photo]) {
+    let mut taken = std::collections::HashSet::new();
+    for photo in photos {
+        let mut name = photo.name.clone();
+        for k in 2.. {
+            if taken.insert(name.clone()) {
+                break;
+            }
+            let mut other = photo.name.clone().into_os_string();
+            other.push(format!("-{k}"));
+            name = PathBuf::from(other);
+        }
+        photo.name = name;
     }
 }
 
@@ -203,4 +255,39 @@ fn is_image_name(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(names: &[&str]) -> Vec<Photo> {
+        names
+            .iter()
+            .map(|n| Photo {
+                path: PathBuf::from(format!("/in/{n}")),
+                name: PathBuf::from(n),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn photos_of_the_same_name_are_told_apart_in_order() {
+        let mut photos = named(&["a", "b", "a", "week 2/a", "a", "a-2"]);
+        told_apart(&mut photos);
+        let names: Vec<_> = photos.iter().map(|p| p.name.to_str().unwrap()).collect();
+        assert_eq!(names, ["a", "b", "a-2", "week 2/a", "a-3", "a-2-2"]);
+    }
+
+    #[test]
+    fn a_copy_is_written_as_a_jpeg_of_its_name_dots_and_all() {
+        let photo = Photo {
+            path: PathBuf::from("/in/page.2.png"),
+            name: PathBuf::from("week 2/page.2"),
+        };
+        assert_eq!(
+            photo.target_in(Path::new("/out")),
+            Path::new("/out/week 2/page.2.jpg")
+        );
+    }
 }
