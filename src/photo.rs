@@ -583,6 +583,9 @@ pub enum PhotoReport {
         /// Any other puzzles in the picture (a book's page); left out when there are none.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         others: Vec<PuzzleReport>,
+        /// Where the photo was written with its puzzles drawn in (`image --output`), if it was.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        written: Option<String>,
     },
     Failed {
         file: String,
@@ -810,6 +813,7 @@ mod tests {
             file: "b.jpg".into(),
             puzzle: None,
             others: Vec::new(),
+            written: None,
         };
         assert_eq!(
             serde_json::to_string(&report).unwrap(),

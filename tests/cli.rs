@@ -209,6 +209,7 @@ fn image_writes_each_photo_drawn_in_under_its_own_name() {
     let out = sudoku_ar(
         &[
             "image",
+            "--json",
             "--output",
             out_dir.to_str().unwrap(),
             photos.to_str().unwrap(),
@@ -218,14 +219,25 @@ fn image_writes_each_photo_drawn_in_under_its_own_name() {
         "",
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    for name in [
+    let stdout = text(&out.stdout);
+    let rows: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let names = [
         "a.jpg",
         "a-2.jpg",
         "week 2/a.jpg",
         "newspaper.jpg",
         "newspaper-2.jpg",
-    ] {
-        assert!(out_dir.join(name).is_file(), "{name} not written");
+    ];
+    assert_eq!(rows.len(), names.len(), "{stdout}");
+    // In the order read (a.jpg, a.png, week 2/a.jpg, the bundled photo twice), each says
+    // where it was written.
+    for (row, name) in rows.iter().zip(names) {
+        let written = out_dir.join(name);
+        assert!(written.is_file(), "{name} not written");
+        assert_eq!(row["written"], written.display().to_string(), "{row}");
     }
 }
 

@@ -54,6 +54,9 @@ pub fn run(args: &ImageArgs) -> anyhow::Result<ExitCode> {
                     file,
                     puzzle: reports.next().map(Box::new),
                     others: reports.collect(),
+                    written: target
+                        .filter(|_| !puzzles.is_empty())
+                        .map(|t| t.display().to_string()),
                 }
             }
             Err(err) => {
@@ -123,8 +126,21 @@ fn covered(hidden: &[usize]) -> Option<String> {
 }
 
 /// The report in words: a line per puzzle found, the first named by the file alone, any
-/// others as "<file> (puzzle 2)".
+/// others as "<file> (puzzle 2)", and where the photo was written with them drawn in.
 fn human_lines(report: &PhotoReport) -> Vec<String> {
+    let mut lines = puzzle_lines(report);
+    if let PhotoReport::Read {
+        file,
+        written: Some(written),
+        ..
+    } = report
+    {
+        lines.push(format!("{file}: drawn in {written}"));
+    }
+    lines
+}
+
+fn puzzle_lines(report: &PhotoReport) -> Vec<String> {
     match report {
         PhotoReport::Failed { file, error } => vec![format!("{file}: error: {error}")],
         PhotoReport::Read {
@@ -134,6 +150,7 @@ fn human_lines(report: &PhotoReport) -> Vec<String> {
             file,
             puzzle: Some(first),
             others,
+            ..
         } => std::iter::once(puzzle_line(file, first))
             .chain(
                 others
