@@ -48,15 +48,13 @@ pub fn run(args: &ImageArgs) -> anyhow::Result<ExitCode> {
         let file = photo.path.display().to_string();
         let target = args.output.as_deref().map(|dir| photo.target_in(dir));
         let report = match process(&mut pipeline, &photo.path, target.as_deref()) {
-            Ok(puzzles) => {
+            Ok((puzzles, written)) => {
                 let mut reports = puzzles.iter().map(PuzzleReport::from);
                 PhotoReport::Read {
                     file,
                     puzzle: reports.next().map(Box::new),
                     others: reports.collect(),
-                    written: target
-                        .filter(|_| !puzzles.is_empty())
-                        .map(|t| t.display().to_string()),
+                    written: written.map(|t| t.display().to_string()),
                 }
             }
             Err(err) => {
@@ -82,16 +80,18 @@ pub fn run(args: &ImageArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Reads the photo at `path`; with a `target`, writes it there with its puzzles drawn in.
-fn process(
+/// Reads the photo at `path`; with a `target`, writes it there with its puzzles drawn in, if
+/// any, and says so.
+fn process<'t>(
     pipeline: &mut PhotoPipeline,
     path: &Path,
-    target: Option<&Path>,
-) -> anyhow::Result<Vec<Puzzle>> {
+    target: Option<&'t Path>,
+) -> anyhow::Result<(Vec<Puzzle>, Option<&'t Path>)> {
     let mut image = photo::load_image(path)?;
     let mut times = StageTimes::default();
     let puzzles = pipeline.process_all(&image, &mut times)?;
-    if let Some(target) = target.filter(|_| !puzzles.is_empty()) {
+    let target = target.filter(|_| !puzzles.is_empty());
+    if let Some(target) = target {
         let start = std::time::Instant::now();
         for puzzle in &puzzles {
             photo::annotate(&mut image, puzzle)?;
@@ -111,7 +111,7 @@ fn process(
         }
     }
     tracing::debug!(file = %path.display(), ?times, "photo done");
-    Ok(puzzles)
+    Ok((puzzles, target))
 }
 
 /// The hidden cells as rows and columns counted from 1 ("r9c5 r9c6"), if any.
@@ -185,7 +185,6 @@ fn puzzle_line(name: &str, p: &PuzzleReport) -> String {
 
 /// A photo to read, and the name its copy with the solution drawn in is written under (a path
 /// inside the output folder, its extension to be set).
-#[derive(Debug, PartialEq)]
 struct Photo {
     path: PathBuf,
     name: PathBuf,

@@ -356,9 +356,10 @@ impl Track {
             .chain(followed)
             .map(|read| farthest_apart(&drawn, &read.turned_like(quad)))
             .fold(0.0, f64::max);
-        let disputed = apart > CELLS_AGREE * quad.mean_side() / 9.0;
+        let cell = quad.mean_side() / 9.0;
+        let disputed = apart > CELLS_AGREE * cell;
         tracing::trace!(
-            apart = apart / (quad.mean_side() / 9.0),
+            apart = apart / cell,
             smeared,
             "cells read against the drawn ones"
         );
