@@ -88,6 +88,10 @@ pub(super) struct Track {
     /// Whether two readings have put the grid in the same place since it was recognised from
     /// one reading as a puzzle seen before; nothing is drawn until they have.
     pub(super) confirmed: bool,
+    /// Whether a reading of the known puzzle has surely shown another digit where it has a
+    /// clue (see [`contradicts`](super::known::contradicts)): held back until a reading
+    /// confirms it, withdrawn if another one says so too.
+    pub(super) doubted: bool,
     /// The grid as first seen, that every frame is aligned to.
     pub(super) anchor: Option<Anchor>,
     /// Frames since the track was last aligned to the anchor.
@@ -153,6 +157,7 @@ impl Track {
             oriented: false,
             since_check: 0,
             confirmed: false,
+            doubted: false,
             anchor: Anchor::new(current, &image_from_grid)?,
             unanchored_for: 0,
             correction: 0.0,
@@ -481,6 +486,7 @@ impl Track {
     /// verdict it had, if any) until a new one.
     pub(super) fn read_again(&mut self, reading: &GridReading, provisional: Option<LiveState>) {
         self.provisional = provisional;
+        self.doubted = false;
         let mut evidence = Evidence::new();
         evidence.add(reading);
         self.identity = Identity::Reading(Box::new(evidence));

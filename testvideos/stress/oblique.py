@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A stress video not in the test suite: a Kubiesa phone photo under a camera that slides in,
 then swings to a steep oblique view, rolls and turns, through a wide lens (barrel distortion),
-with exposure drift, sensor noise, motion blur and, optionally, focus hunting.
+with exposure drift, sensor noise, motion blur and, optionally, focus hunting and the blocks of
+a video squeezed hard (a messaging app's, a poor video call's: `--crf`, H.264 through ffmpeg).
 
 Writes OUT.mp4 and OUT.truth.json (per frame: the grid's corners, distorted like the picture,
 and whether all four are in view). Score a replay with `score.py`. The corners are Kubiesa's
@@ -17,6 +18,7 @@ import argparse
 import csv
 import json
 import os
+import subprocess
 
 import cv2
 import numpy as np
@@ -89,6 +91,9 @@ def main():
     ap.add_argument('--bend', type=float, default=0,
                     help='curved paper: columns bowed by this share of the side at mid-height, '
                          'rows sagging by 0.6 of it (the corners stay put)')
+    ap.add_argument('--crf', type=int, default=0,
+                    help='encode with H.264 at this constant rate factor (ffmpeg: 23 its '
+                         'default, 34 about 70 kbit/s at 640x360, 38 blocky)')
     a = ap.parse_args()
     W, H = map(int, a.size.split('x'))
     img = cv2.imread(os.path.join(a.data, 'kubiesa', 'photos-val', 'images', a.photo))
@@ -178,6 +183,12 @@ def main():
                                                'lattice': np.round(lattice, 2).tolist(),
                                                'whole': whole}]})
     out.release()
+    if a.crf:
+        squeezed = a.out + '.h264.mp4'
+        subprocess.run(['ffmpeg', '-v', 'error', '-y', '-i', a.out, '-c:v', 'libx264',
+                        '-preset', 'veryfast', '-crf', str(a.crf), '-pix_fmt', 'yuv420p',
+                        squeezed], check=True)
+        os.replace(squeezed, a.out)
     with open(os.path.splitext(a.out)[0] + '.truth.json', 'w') as f:
         json.dump(truth, f)
     print('whole in view from frame', next((t['frame'] for t in truth
