@@ -3,7 +3,7 @@
 //! another laid in its place; and the entries somebody wrote into a known puzzle's grid.
 
 use crate::grid::Grid;
-use crate::recognize::read::{GridReading, argmax};
+use crate::recognize::read::{CellReading, GridReading, argmax};
 use crate::recognize::verdict::{Judged, SURE, Status, WrongMarks, entries_of, entries_seen};
 
 /// More confidently different cells than this means the puzzle in view is another one.
@@ -53,9 +53,11 @@ fn shows_clues(known: &Known, reading: &GridReading) -> bool {
     let mut unsure = 0;
     for (cell, r) in reading.0.iter().enumerate() {
         let expected = known.clues.0[cell] as usize;
-        let best = argmax(&r.as_clue);
-        if best != expected && r.as_clue[best] >= SURE {
+        if reads_otherwise(known, cell, r) {
             return false;
+        }
+        if right_entry(known, cell, r) {
+            continue;
         }
         if r.as_clue[expected] < 0.5 {
             unsure += 1;
@@ -102,15 +104,27 @@ pub(super) fn contradicts(known: &Known, reading: &GridReading) -> bool {
 
 /// Cells that confidently read another clue than `known`'s.
 fn differing(known: &Known, reading: &GridReading) -> usize {
-    reading
-        .0
-        .iter()
-        .zip(known.clues.0)
-        .filter(|(r, expected)| {
-            let best = argmax(&r.as_clue);
-            best != *expected as usize && r.as_clue[best] >= SURE
-        })
+    (reading.0.iter().enumerate())
+        .filter(|&(cell, r)| reads_otherwise(known, cell, r))
         .count()
+}
+
+/// Whether `cell` (read `r`) confidently shows another clue than `known`'s: not when it shows
+/// the solution's digit where the puzzle has none, somebody's right entry in a print-like hand
+/// or typed into an app (typed entries look printed: an app's recording, an entry every few
+/// seconds, was taken for another puzzle after 9 of them, and meanwhile for a puzzle no longer
+/// in view, its entries not looked at, so the solution was drawn over the newest ones).
+fn reads_otherwise(known: &Known, cell: usize, r: &CellReading) -> bool {
+    let best = argmax(&r.as_clue);
+    best != known.clues.0[cell] as usize && r.as_clue[best] >= SURE && !right_entry(known, cell, r)
+}
+
+/// Whether `cell` (read `r`) shows, as printed, the solution's digit where `known` has no clue.
+fn right_entry(known: &Known, cell: usize, r: &CellReading) -> bool {
+    let best = argmax(&r.as_clue);
+    known.clues.0[cell] == 0
+        && best != 0
+        && known.solution.is_some_and(|s| s.0[cell] as usize == best)
 }
 
 /// The entries somebody wrote into `known`'s grid, and the marks of those the solution
@@ -161,6 +175,36 @@ mod tests {
                 .unwrap();
         assert!(!same_puzzle(&known, &reading_of(&other, 0.97)));
         assert!(replaced(&known, &reading_of(&other, 0.97)));
+    }
+
+    #[test]
+    fn entries_typed_in_print_are_the_same_puzzle_filled_in_and_wrong_ones_are_not() {
+        let clues: Grid = PUZZLE.parse().unwrap();
+        let solution = crate::solve::solve(&clues).unwrap();
+        let known = Known {
+            solution: Some(solution),
+            ..known_with(clues)
+        };
+        // Twelve empty cells filled with the solution's digits, read as printed (an app's
+        // typed entries): the puzzle still shows, filled in.
+        let empty: Vec<usize> = (0..81).filter(|&i| clues.0[i] == 0).take(12).collect();
+        let mut filled = clues;
+        for &i in &empty {
+            filled.0[i] = solution.0[i];
+        }
+        let reading = reading_of(&filled, 0.97);
+        assert!(same_puzzle(&known, &reading) && still_shows(&known, &reading));
+        assert!(!replaced(&known, &reading));
+        // The same cells filled with other digits: not this puzzle.
+        let mut other = clues;
+        for &i in &empty {
+            other.0[i] = solution.0[i] % 9 + 1;
+        }
+        let reading = reading_of(&other, 0.97);
+        assert!(!same_puzzle(&known, &reading) && !still_shows(&known, &reading));
+        assert!(replaced(&known, &reading));
+        // Unsolved, nothing tells a right entry: as before, another puzzle.
+        assert!(replaced(&known_with(clues), &reading_of(&filled, 0.97)));
     }
 
     #[test]
