@@ -210,16 +210,32 @@ pub enum Alignment {
 
 impl Anchor {
     /// Takes the reference from `frame` where `image_from_grid` (full-resolution pixels) puts
-    /// the grid; None when the grid is not all in view.
-    pub fn new(frame: &TrackFrame, image_from_grid: &Homography) -> Result<Option<Anchor>> {
+    /// the grid; None when the grid is not all in view with half a cell around it, or, where
+    /// `border_shown` (its printed border shows along each side near the frame's edge), not
+    /// all in view itself.
+    pub fn new(
+        frame: &TrackFrame,
+        image_from_grid: &Homography,
+        border_shown: bool,
+    ) -> Result<Option<Anchor>> {
         let reference = rectified_for_anchor(frame, image_from_grid)?;
         let Some(reference) = reference else {
             return Ok(None);
         };
-        // The margin around the grid may be cut by the frame's edge; the grid itself may not.
-        if reference.outside > 0.05 {
+        // The margin around the grid may be cut by the frame's edge on one side; on more only
+        // where the printed border shows the grid is not cut there (a phone's app fills the
+        // screen's width to within a third of a cell, and a page filmed close the frame: the
+        // grid was followed and solved, never drawn). A grid cut by the frame's edge is
+        // outlined a little inside it, its margin beyond the edge, and shows no border there.
+        let outside = if border_shown {
+            reference.grid_outside
+        } else {
+            reference.outside
+        };
+        if outside > 0.05 {
             tracing::debug!(
-                outside = reference.outside,
+                outside,
+                border_shown,
                 "no anchor: the grid is not all in view"
             );
             return Ok(None);
@@ -244,7 +260,8 @@ impl Anchor {
             false,
             0.04,
         )?;
-        for c in corners.iter() {
+        // Not in a margin the frame's edge cut (filled there by its last pixels).
+        for c in corners.iter().filter(|&c| reference.sees(c)) {
             points.push(c);
         }
         Ok(Some(Anchor {
@@ -360,6 +377,8 @@ struct Rectified {
     frame_size: (f64, f64),
     /// Share of the reference picture outside the frame.
     outside: f64,
+    /// Share of the grid (the reference picture but its margin) outside the frame.
+    grid_outside: f64,
 }
 
 impl Rectified {
@@ -464,14 +483,26 @@ fn rectified_for_anchor(
         image_from_anchor,
         frame_size: (gray.cols() as f64, gray.rows() as f64),
         outside: 0.0,
+        grid_outside: 0.0,
     };
-    // Sampled on a lattice: exact enough to tell a grid cut by the frame's edge.
-    const LATTICE: usize = 21;
-    let step = side as f64 / (LATTICE - 1) as f64;
-    let missing = (0..LATTICE * LATTICE)
-        .filter(|&k| !rectified.covers((k % LATTICE) as f64 * step, (k / LATTICE) as f64 * step))
-        .count();
-    rectified.outside = missing as f64 / (LATTICE * LATTICE) as f64;
+    // Sampled on a lattice every half cell: exact enough to tell a grid cut by the frame's
+    // edge.
+    let share_missing = |from: f64, lattice: usize| {
+        let step = (side as f64 - 2.0 * from) / (lattice - 1) as f64;
+        let missing = (0..lattice * lattice)
+            .filter(|&k| {
+                let (x, y) = ((k % lattice) as f64 * step, (k / lattice) as f64 * step);
+                !rectified.covers(from + x, from + y)
+            })
+            .count();
+        missing as f64 / (lattice * lattice) as f64
+    };
+    let (outside, grid_outside) = (
+        share_missing(0.0, 21),
+        share_missing(ANCHOR_MARGIN * ANCHOR_CELL, 19),
+    );
+    rectified.outside = outside;
+    rectified.grid_outside = grid_outside;
     Ok(Some(rectified))
 }
 

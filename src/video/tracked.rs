@@ -158,7 +158,11 @@ impl Track {
             since_check: 0,
             confirmed: false,
             doubted: false,
-            anchor: Anchor::new(current, &image_from_grid)?,
+            anchor: Anchor::new(
+                current,
+                &image_from_grid,
+                border_shown(current, &image_from_grid),
+            )?,
             unanchored_for: 0,
             correction: 0.0,
             anchor_motion: if found.smeared { f64::INFINITY } else { 0.0 },
@@ -406,7 +410,7 @@ impl Track {
             self.bend = None;
         }
         self.image_from_grid = h;
-        self.anchor = Anchor::new(current, &h)?;
+        self.anchor = Anchor::new(current, &h, border_shown(current, &h))?;
         Ok(true)
     }
 
@@ -575,6 +579,18 @@ pub(super) fn whole_in_view(quad: &Quad, gray: &Mat) -> bool {
     let frame = 0.005 * gray.cols().max(gray.rows()) as f64;
     let margin = frame.max(EDGE_CELLS * quad.mean_side() / 9.0);
     inside_by(quad, gray, margin) || borders_near_the_edge(quad, gray, margin)
+}
+
+/// Whether the grid `image_from_grid` (full-resolution pixels) puts in `current` shows its
+/// printed border along each side near the frame's edge, as [`whole_in_view`] asks of a grid
+/// near it (on the frame shrunk for tracking).
+fn border_shown(current: &TrackFrame, image_from_grid: &Homography) -> bool {
+    use opencv::prelude::MatTraitConst;
+    let (small, scale) = (current.small(), current.scale());
+    let quad = track::quad_of(&Homography::scaling(1.0 / scale).after(image_from_grid));
+    let frame = 0.005 * small.cols().max(small.rows()) as f64;
+    let margin = frame.max(EDGE_CELLS * quad.mean_side() / 9.0);
+    borders_near_the_edge(&quad, small, margin)
 }
 
 /// Whether each side of the grid at `quad` with a corner within `margin` pixels of the frame's
@@ -885,6 +901,28 @@ pub(super) mod tests {
             &Quad([[8.0, 80.0], [328.0, 80.0], [328.0, 440.0], [8.0, 440.0]]),
             &cut_more
         ));
+    }
+
+    #[test]
+    fn a_grid_filling_the_frame_is_anchored_where_its_border_shows_and_not_where_the_edge_cuts_it()
+    {
+        let anchored = |page: &Mat, quad: Quad| {
+            let current = TrackFrame::new(page).unwrap();
+            let track = Track::start(&current, &found_at(quad, false))
+                .unwrap()
+                .unwrap();
+            track.anchor.is_some()
+        };
+        let square = |x: f64, y: f64, side: f64| {
+            Quad([[x, y], [x + side, y], [x + side, y + side], [x, y + side]])
+        };
+        // An app's grid across a phone's screen, or a page filmed close: its border 12 px (0.23
+        // of a cell) from the frame's top and bottom edges, paper beyond it.
+        let close = detect::tests::drawn_grid(640, 480, 150, 12, 456);
+        assert!(anchored(&close, square(150.0, 12.0, 456.0)));
+        // Its border beyond the top and bottom edges, the grid outlined where they cut it.
+        let cut = detect::tests::drawn_grid(640, 480, 130, -12, 504);
+        assert!(!anchored(&cut, square(150.0, 5.0, 470.0)));
     }
 
     #[test]
