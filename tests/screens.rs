@@ -676,10 +676,23 @@ fn filmed(screen: &Screen, i: usize) -> (opencv::core::Mat, sudoku_ar::geometry:
 /// solution meanwhile drawn over the newest entries.
 #[test]
 fn a_phone_screen_recording_is_drawn_and_entries_typed_during_it_are_not_drawn_over() {
+    // Light at the layout's 540x1170, dark at 1080x2340 (a phone's own resolution; its light
+    // border near the screen's edge is looked for in the negative), and light at 810x1755
+    // encoded in blocks over the thin lines.
+    for (theme, scale, quality) in [
+        (THEMES[0], 1.0, 0),
+        (THEMES[1], 2.0, 0),
+        (THEMES[0], 1.5, 40),
+    ] {
+        screen_recording_drawn(theme, scale, quality);
+    }
+}
+
+fn screen_recording_drawn(theme: screens::Theme, scale: f64, quality: i32) {
     use sudoku_ar::video::several::Visions;
     let line = &puzzles()[7];
     let style = |entries| Style {
-        theme: THEMES[0],
+        theme,
         layout: Layout::Phone,
         font: HELD_OUT_FONTS[2],
         highlights: false,
@@ -687,11 +700,42 @@ fn a_phone_screen_recording_is_drawn_and_entries_typed_during_it_are_not_drawn_o
         entries,
         border: Border::Line,
     };
+    let at_scale = |screen: Screen| {
+        let mut image = opencv::core::Mat::default();
+        let size = opencv::core::Size::new(0, 0);
+        imgproc::resize(
+            &screen.image,
+            &mut image,
+            size,
+            scale,
+            scale,
+            imgproc::INTER_LINEAR,
+        )
+        .expect("resize");
+        if quality > 0 {
+            // Encoded as a phone's recorder does: blocks over the thin lines.
+            let mut bytes = opencv::core::Vector::<u8>::new();
+            let params = opencv::core::Vector::from_slice(&[
+                opencv::imgcodecs::IMWRITE_JPEG_QUALITY,
+                quality,
+            ]);
+            opencv::imgcodecs::imencode(".jpg", &image, &mut bytes, &params).expect("encode");
+            image = opencv::imgcodecs::imdecode(&bytes, opencv::imgcodecs::IMREAD_COLOR)
+                .expect("decode");
+        }
+        let corners = screen.corners.scaled(scale);
+        Screen {
+            image,
+            corners,
+            ..screen
+        }
+    };
     let (before, typed) = (
-        screens::render(line, style(false), 3),
-        screens::render(line, style(true), 3),
+        at_scale(screens::render(line, style(false), 3)),
+        at_scale(screens::render(line, style(true), 3)),
     );
     assert_ne!(typed.entries, [0; 81], "no entries typed");
+    let name = theme.name;
     let mut vision = Visions::new(common::pipeline_reader());
     let (mut drawn, mut ids) = (Vec::new(), Vec::new());
     for i in 0..50 {
@@ -704,10 +748,14 @@ fn a_phone_screen_recording_is_drawn_and_entries_typed_during_it_are_not_drawn_o
         assert_eq!(
             known.solution.map(|s| s.0),
             Some(screen.solution),
-            "frame {i}"
+            "{name} frame {i}"
         );
         let off = puzzle.quad.max_corner_distance(&screen.corners) / screen.corners.mean_side();
-        assert!(off < 0.01, "frame {i}: drawn {:.2}% off", 100.0 * off);
+        assert!(
+            off < 0.01,
+            "{name} frame {i}: drawn {:.2}% off",
+            100.0 * off
+        );
         drawn.push(i);
         ids.push(known.id);
         // Within a reading or two of the entries typed, the solution leaves them alone: every
@@ -722,23 +770,27 @@ fn a_phone_screen_recording_is_drawn_and_entries_typed_during_it_are_not_drawn_o
             let count = typed.entries.iter().filter(|&&d| d != 0).count();
             assert!(
                 seen.count() * 5 >= count * 4,
-                "frame {i}: entries {:?}",
+                "{name} frame {i}: {:?}",
                 puzzle.entries
             );
         }
     }
     println!(
-        "drawn on {} of 50 frames, from {:?}",
+        "{name}: drawn on {} of 50 frames, from {:?}",
         drawn.len(),
         drawn.first()
     );
     assert!(
         drawn.first().is_some_and(|&i| i <= 3),
-        "drawn from {drawn:?}"
+        "{name}: drawn from {drawn:?}"
     );
-    assert!(drawn.len() >= 45, "drawn on {} of 50 frames", drawn.len());
+    assert!(
+        drawn.len() >= 45,
+        "{name}: drawn on {} of 50 frames",
+        drawn.len()
+    );
     ids.dedup();
-    assert_eq!(ids.len(), 1, "taken for another puzzle: {ids:?}");
+    assert_eq!(ids.len(), 1, "{name}: taken for another puzzle: {ids:?}");
 }
 
 /// An app's grid with no border line filmed (a phone or a monitor held before the camera): the

@@ -161,7 +161,7 @@ impl Track {
             anchor: Anchor::new(
                 current,
                 &image_from_grid,
-                border_shown(current, &image_from_grid),
+                border_shown(current, &image_from_grid, found.ink),
             )?,
             unanchored_for: 0,
             correction: 0.0,
@@ -410,7 +410,7 @@ impl Track {
             self.bend = None;
         }
         self.image_from_grid = h;
-        self.anchor = Anchor::new(current, &h, border_shown(current, &h))?;
+        self.anchor = Anchor::new(current, &h, border_shown(current, &h, self.ink))?;
         Ok(true)
     }
 
@@ -574,30 +574,30 @@ pub(super) fn inside_frame(quad: &Quad, gray: &Mat) -> bool {
 /// cell) inside, and the track started from it kept the grid half a cell short once the page
 /// was whole in view (never drawn again), or drew it with a corner 0.4 of a cell off. With a
 /// third of a cell such a corner still passed now and then.
-pub(super) fn whole_in_view(quad: &Quad, gray: &Mat) -> bool {
+pub(super) fn whole_in_view(quad: &Quad, gray: &Mat, ink: Ink) -> bool {
     use opencv::prelude::MatTraitConst;
     let frame = 0.005 * gray.cols().max(gray.rows()) as f64;
     let margin = frame.max(EDGE_CELLS * quad.mean_side() / 9.0);
-    inside_by(quad, gray, margin) || borders_near_the_edge(quad, gray, margin)
+    inside_by(quad, gray, margin) || borders_near_the_edge(quad, gray, margin, ink)
 }
 
 /// Whether the grid `image_from_grid` (full-resolution pixels) puts in `current` shows its
 /// printed border along each side near the frame's edge, as [`whole_in_view`] asks of a grid
 /// near it (on the frame shrunk for tracking).
-fn border_shown(current: &TrackFrame, image_from_grid: &Homography) -> bool {
+fn border_shown(current: &TrackFrame, image_from_grid: &Homography, ink: Ink) -> bool {
     use opencv::prelude::MatTraitConst;
     let (small, scale) = (current.small(), current.scale());
     let quad = track::quad_of(&Homography::scaling(1.0 / scale).after(image_from_grid));
     let frame = 0.005 * small.cols().max(small.rows()) as f64;
     let margin = frame.max(EDGE_CELLS * quad.mean_side() / 9.0);
-    borders_near_the_edge(&quad, small, margin)
+    borders_near_the_edge(&quad, small, margin, ink)
 }
 
 /// Whether each side of the grid at `quad` with a corner within `margin` pixels of the frame's
 /// edge shows its printed border with paper beyond it ([`border_along`]) nearly as clearly as
 /// the other sides, every corner inside the frame: a phone filming a puzzle that fills its
 /// picture held the border 0.1-0.45 of a cell from the edge all along, and it was never read.
-fn borders_near_the_edge(quad: &Quad, gray: &Mat, margin: f64) -> bool {
+fn borders_near_the_edge(quad: &Quad, gray: &Mat, margin: f64, ink: Ink) -> bool {
     use opencv::prelude::MatTraitConst;
     if !inside_by(quad, gray, 1.0) {
         return false;
@@ -614,7 +614,7 @@ fn borders_near_the_edge(quad: &Quad, gray: &Mat, margin: f64) -> bool {
     let near: [bool; 4] =
         std::array::from_fn(|side| near_edge(quad.0[side]) || near_edge(quad.0[(side + 1) % 4]));
     let borders: [Border; 4] =
-        std::array::from_fn(|side| border_along(&view, &image_from_grid, side));
+        std::array::from_fn(|side| border_along(&view, &image_from_grid, side, ink));
     // The printed border as the sides show it, all but the faintest: a cell line or a digit's
     // stroke where the frame's edge cuts the outer cells is fainter. (A puzzle filling the
     // picture, its top and bottom borders near the edges, has every side near one; on a
@@ -658,7 +658,7 @@ struct Border {
 /// [`Border`] along side `side` (top, right, bottom, left) of the grid placed by
 /// `image_from_grid` in `view`: a printed border, unlike the frame's edge cutting the outer
 /// cells, is a line with paper beyond it all along.
-fn border_along(view: &GrayView, image_from_grid: &Homography, side: usize) -> Border {
+fn border_along(view: &GrayView, image_from_grid: &Homography, side: usize, ink: Ink) -> Border {
     let (w, h) = (view.width as f64, view.height as f64);
     let inside = |[x, y]: [f64; 2]| x >= 0.0 && y >= 0.0 && x <= w - 1.0 && y <= h - 1.0;
     let mut contrasts: Vec<f64> = (0..BORDER_SAMPLES)
@@ -674,7 +674,17 @@ fn border_along(view: &GrayView, image_from_grid: &Homography, side: usize) -> B
                     _ => [-d, t],
                 })
             };
-            let level = |d: f64| inside(at(d)).then(|| view.sample(at(d)[0], at(d)[1]));
+            // Light ink (a dark-mode screen) is looked at in the negative.
+            let level = |d: f64| {
+                inside(at(d)).then(|| {
+                    let level = view.sample(at(d)[0], at(d)[1]);
+                    if ink == Ink::Light {
+                        255.0 - level
+                    } else {
+                        level
+                    }
+                })
+            };
             let steps = |from: f64, to: f64| {
                 (0..=6).filter_map(move |k| level(from + (to - from) * k as f64 / 6.0))
             };
@@ -867,10 +877,14 @@ pub(super) mod tests {
         // 36 px cells: half a cell is 18 px, more than 0.5% of the frame (3.2 px).
         let page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
         let quad = |x: f64| Quad([[x, 80.0], [x + 324.0, 80.0], [x + 324.0, 404.0], [x, 404.0]]);
-        assert!(!whole_in_view(&quad(4.0), &page));
-        assert!(!whole_in_view(&quad(17.0), &page));
-        assert!(whole_in_view(&quad(19.0), &page));
-        assert!(!whole_in_view(&quad(640.0 - 1.0 - 324.0 - 17.0), &page));
+        assert!(!whole_in_view(&quad(4.0), &page, Ink::Dark));
+        assert!(!whole_in_view(&quad(17.0), &page, Ink::Dark));
+        assert!(whole_in_view(&quad(19.0), &page, Ink::Dark));
+        assert!(!whole_in_view(
+            &quad(640.0 - 1.0 - 324.0 - 17.0),
+            &page,
+            Ink::Dark
+        ));
         // Merely inside the frame, as a grid followed must be to be drawn while it moves.
         assert!(inside_frame(&quad(4.0), &page));
     }
@@ -881,11 +895,11 @@ pub(super) mod tests {
         let quad = |x: f64| Quad([[x, 80.0], [x + 324.0, 80.0], [x + 324.0, 404.0], [x, 404.0]]);
         // Its border 8 px (0.22 of a cell) from the frame's left edge, paper beyond it.
         let close = detect::tests::drawn_grid(640, 480, 8, 80, 324);
-        assert!(whole_in_view(&quad(8.0), &close));
+        assert!(whole_in_view(&quad(8.0), &close, Ink::Dark));
         // The border 10 px beyond the edge, the grid outlined where the edge cuts it: the
         // outer cells' paper, a cell line further in.
         let cut = detect::tests::drawn_grid(640, 480, -10, 80, 324);
-        assert!(!whole_in_view(&quad(5.0), &cut));
+        assert!(!whole_in_view(&quad(5.0), &cut, Ink::Dark));
         // A cell line taken for the border, the outline squeezed a cell short (the border
         // beyond the edge): under a camera's blur, fainter than the border on the other sides.
         let sharp = detect::tests::drawn_grid(640, 480, -32, 80, 360);
@@ -899,8 +913,14 @@ pub(super) mod tests {
         .unwrap();
         assert!(!whole_in_view(
             &Quad([[8.0, 80.0], [328.0, 80.0], [328.0, 440.0], [8.0, 440.0]]),
-            &cut_more
+            &cut_more,
+            Ink::Dark
         ));
+        // A dark-mode screen's light border near the edge shows in the negative.
+        let mut dark_mode = Mat::default();
+        opencv::core::bitwise_not(&close, &mut dark_mode, &opencv::core::no_array()).unwrap();
+        assert!(whole_in_view(&quad(8.0), &dark_mode, Ink::Light));
+        assert!(!whole_in_view(&quad(8.0), &dark_mode, Ink::Dark));
     }
 
     #[test]

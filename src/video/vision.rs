@@ -193,9 +193,9 @@ impl<'a> FrameOutline<'a> {
         Ok(found)
     }
 
-    /// Whether a grid outlined at `quad` is whole in view (see [`whole_in_view`]).
-    fn whole(&self, quad: &Quad) -> bool {
-        whole_in_view(quad, self.gray)
+    /// Whether a grid `found` is whole in view (see [`whole_in_view`]).
+    fn whole(&self, found: &Detection) -> bool {
+        whole_in_view(&found.quad, self.gray, found.ink)
     }
 }
 
@@ -361,7 +361,7 @@ impl Vision {
             // Just found: how fast the grid moves is not known yet, and flow on a repeating
             // grid can't tell a fast move from a slow one to the neighbouring cell. Detect once
             // more and take the motion from the two detections.
-            let found = outline.found(times)?.filter(|d| outline.whole(&d.quad));
+            let found = outline.found(times)?.filter(|d| outline.whole(d));
             // Detection orders corners by the picture, the track by the puzzle (it may be turned).
             let tracked = track::quad_of(&track.image_from_grid);
             let cell = tracked.mean_side() / 9.0;
@@ -468,7 +468,7 @@ impl Vision {
             found = detect::find_borderless_grid(outline.gray)?;
             times.add_detect(start.elapsed());
         }
-        let found = found.filter(|d| outline.whole(&d.quad) && d.score >= self.least_score);
+        let found = found.filter(|d| outline.whole(d) && d.score >= self.least_score);
         if found.is_some() {
             self.searched_in_vain = 0;
         }
@@ -518,7 +518,7 @@ impl Vision {
             return Ok(());
         }
         track.since_check = 0;
-        let found = outline.found(times)?.filter(|d| outline.whole(&d.quad));
+        let found = outline.found(times)?.filter(|d| outline.whole(d));
         let tracked = track::quad_of(&track.image_from_grid);
         let Some(found) = found.filter(|d| {
             let cell = tracked.mean_side() / 9.0;
@@ -574,7 +574,7 @@ impl Vision {
                 .any(|other| detect::overlapping(other, quad))
         };
         let Some(found) = outline.found(times)?.filter(|d| {
-            outline.whole(&d.quad) && beside(&d.quad, &tracked) && !followed_elsewhere(&d.quad)
+            outline.whole(d) && beside(&d.quad, &tracked) && !followed_elsewhere(&d.quad)
         }) else {
             return Ok(());
         };
@@ -618,7 +618,7 @@ impl Vision {
         // may have been outlined where the frame's edge cuts it.
         let in_view = match track.identity {
             Identity::Known(_) => inside_frame(&quad, gray),
-            Identity::Reading(_) => whole_in_view(&quad, gray),
+            Identity::Reading(_) => whole_in_view(&quad, gray, track.ink),
         };
         if !in_view {
             return Ok(());
@@ -644,7 +644,7 @@ impl Vision {
         let outline = match near {
             Some(cells) => {
                 let found = frame_outline.found(times)?;
-                outline_near(found.filter(|d| frame_outline.whole(&d.quad)), &quad, cells)
+                outline_near(found.filter(|d| frame_outline.whole(d)), &quad, cells)
             }
             None => None,
         };
