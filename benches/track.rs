@@ -44,7 +44,8 @@ fn tracking(c: &mut Criterion) {
         .expect("detect")
         .expect("a grid on the first frame");
     let first = Homography::from_quads(&Quad::UNIT, &found.quad).expect("a homography");
-    let anchor = Anchor::new(&small[0], &first)
+    // Whole in view with its margin: whether its border shows near the edge is not asked.
+    let anchor = Anchor::new(&small[0], &first, false)
         .expect("anchor")
         .expect("the grid whole in view");
     // The grid on each frame, followed from the first as the vision stage does.
