@@ -1221,30 +1221,41 @@ mod tests {
         page
     }
 
-    #[test]
-    fn a_clue_read_once_as_another_digit_holds_the_drawing_back_and_twice_withdraws_it() {
-        let clues: Grid = PUZZLE.parse().unwrap();
+    /// The track of [`track_on_drawn_grid`] with `clues` known as its solved puzzle, drawn and
+    /// due its routine reading.
+    fn known_and_due(clues: Grid) -> Track {
         let (_, _, _, mut track) = track_on_drawn_grid(false);
-        // The puzzle known with its first clue another digit than printed (a misreading, or a
-        // frame misread now).
-        let first = clues.0.iter().position(|&d| d != 0).unwrap();
-        let mut misread = clues;
-        misread.0[first] = if clues.0[first] == 8 { 3 } else { 8 };
         track.identity = Identity::Known(Arc::new(Known {
             id: 0,
-            clues: misread,
+            clues,
             solution: Some(Grid::EMPTY),
             status: Status::Solved,
         }));
-        // Confirmed, and due its routine reading.
         track.confirmed = true;
         track.on_lines = true;
         track.since_check = RECHECK_EVERY;
+        track
+    }
+
+    /// `clues` with the first one another digit.
+    fn first_clue_changed(clues: Grid) -> Grid {
+        let first = clues.0.iter().position(|&d| d != 0).unwrap();
+        let mut changed = clues;
+        changed.0[first] = if clues.0[first] == 8 { 3 } else { 8 };
+        changed
+    }
+
+    #[test]
+    fn a_clue_read_once_as_another_digit_holds_the_drawing_back_and_twice_withdraws_it() {
+        let clues: Grid = PUZZLE.parse().unwrap();
+        // The puzzle known with its first clue another digit than printed (a misreading, or a
+        // frame misread now).
+        let track = known_and_due(first_clue_changed(clues));
         let page = printed(&clues);
-        let reader = || DigitReader::builtin().unwrap();
         let current = TrackFrame::new(&page).unwrap();
+        let reader = DigitReader::builtin().unwrap();
         // Read once: still the puzzle, not drawn, read again on the next frame.
-        let mut vision = read_once(Vision::new(reader()), &page, &current, track);
+        let mut vision = read_once(Vision::new(reader), &page, &current, track);
         let track = vision.track.take().unwrap();
         assert!(
             matches!(track.identity, Identity::Known(_)),
@@ -1261,27 +1272,12 @@ mod tests {
     #[test]
     fn a_clue_read_once_as_another_digit_and_then_as_itself_is_drawn_again() {
         let clues: Grid = PUZZLE.parse().unwrap();
-        let (_, _, _, mut track) = track_on_drawn_grid(false);
-        let first = clues.0.iter().position(|&d| d != 0).unwrap();
-        let mut one_frame = clues;
-        one_frame.0[first] = if clues.0[first] == 8 { 3 } else { 8 };
-        track.identity = Identity::Known(Arc::new(Known {
-            id: 0,
-            clues,
-            solution: Some(Grid::EMPTY),
-            status: Status::Solved,
-        }));
-        // Confirmed, and due its routine reading.
-        track.confirmed = true;
-        track.on_lines = true;
-        track.since_check = RECHECK_EVERY;
-        let reader = || DigitReader::builtin().unwrap();
-        let (misprinted, page) = (printed(&one_frame), printed(&clues));
-        let (first_frame, next) = (
-            TrackFrame::new(&misprinted).unwrap(),
-            TrackFrame::new(&page).unwrap(),
-        );
-        let mut vision = read_once(Vision::new(reader()), &misprinted, &first_frame, track);
+        let track = known_and_due(clues);
+        let (misprinted, page) = (printed(&first_clue_changed(clues)), printed(&clues));
+        let first_frame = TrackFrame::new(&misprinted).unwrap();
+        let next = TrackFrame::new(&page).unwrap();
+        let reader = DigitReader::builtin().unwrap();
+        let mut vision = read_once(Vision::new(reader), &misprinted, &first_frame, track);
         let track = vision.track.take().unwrap();
         assert!(!track.confirmed && track.doubted);
         let vision = read_once(vision, &page, &next, track);
