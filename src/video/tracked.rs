@@ -89,8 +89,8 @@ pub(super) struct Track {
     /// one reading as a puzzle seen before; nothing is drawn until they have.
     pub(super) confirmed: bool,
     /// Whether a reading of the known puzzle has surely shown another digit where it has a
-    /// clue (see [`contradicts`](super::known::contradicts)): held back until a reading
-    /// confirms it, withdrawn if another one says so too.
+    /// clue (see [`contradicts`]): held back until a reading confirms it, withdrawn if another
+    /// one says so too.
     pub(super) doubted: bool,
     /// The grid as first seen, that every frame is aligned to.
     pub(super) anchor: Option<Anchor>,
