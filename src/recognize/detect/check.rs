@@ -445,22 +445,11 @@ impl Masks {
         // [`CELL_LINES_OVER_MIDDLES`]; not a box of a larger grid, see `box_of_a_larger_grid`).
         let (cells, middles_shown) = (across.min(down), mean(&middles));
         let light_print = cells >= 0.12 && cells >= CELL_LINES_OVER_MIDDLES * middles_shown;
-        // A video frame not smeared may have a few faint, with clean middles and every box line
-        // clear: a phone's screen recording at 1080x1920 (an app's pale 1 px lines, encoded,
-        // halved for the search: 4 faint) never brings a clearer frame, and was never found.
-        // Any number faint, as a photo, found blurred hand-held frames' grids sooner and worse
-        // (lock-within-10 53 -> 52).
-        let faint_but_shown = cells >= 0.12 && middles_shown <= 0.07;
         let cell_lines_shown = match look {
             Look::OneOfMany => {
-                faint_cell_lines == 0
-                    || smeared_one_way(&lines, sharpness, weakest_box)
-                    || (faint_but_shown
-                        && !sharpness.smeared()
-                        && faint_cell_lines <= 4
-                        && weakest_box >= 0.95)
+                faint_cell_lines == 0 || smeared_one_way(&lines, sharpness, weakest_box)
             }
-            Look::Only => faint_cell_lines <= 2 || faint_but_shown,
+            Look::Only => faint_cell_lines <= 2 || (cells >= 0.12 && middles_shown <= 0.07),
         };
         let pale = look == Look::Only && !cell_lines_shown && light_print;
         if weakest_box < 0.3 || !(cell_lines_shown || pale) {
