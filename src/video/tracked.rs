@@ -581,16 +581,12 @@ pub(super) fn whole_in_view(quad: &Quad, gray: &Mat, ink: Ink) -> bool {
     inside_by(quad, gray, margin) || borders_near_the_edge(quad, gray, margin, ink)
 }
 
-/// Whether the grid `image_from_grid` (full-resolution pixels) puts in `current` shows its
-/// printed border along each side near the frame's edge, as [`whole_in_view`] asks of a grid
-/// near it (on the frame shrunk for tracking).
+/// Whether the grid `image_from_grid` (full-resolution pixels) puts in `current` is whole in
+/// view there (on the frame shrunk for tracking): away from the frame's edge, or showing its
+/// printed border along each side near it.
 fn border_shown(current: &TrackFrame, image_from_grid: &Homography, ink: Ink) -> bool {
-    use opencv::prelude::MatTraitConst;
-    let (small, scale) = (current.small(), current.scale());
-    let quad = track::quad_of(&Homography::scaling(1.0 / scale).after(image_from_grid));
-    let frame = 0.005 * small.cols().max(small.rows()) as f64;
-    let margin = frame.max(EDGE_CELLS * quad.mean_side() / 9.0);
-    borders_near_the_edge(&quad, small, margin, ink)
+    let small_from_grid = Homography::scaling(1.0 / current.scale()).after(image_from_grid);
+    whole_in_view(&track::quad_of(&small_from_grid), current.small(), ink)
 }
 
 /// Whether each side of the grid at `quad` with a corner within `margin` pixels of the frame's
