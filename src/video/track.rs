@@ -228,9 +228,9 @@ impl Anchor {
         // grid was followed and solved, never drawn). A grid cut by the frame's edge is
         // outlined a little inside it, its margin beyond the edge, and shows no border there.
         let outside = if border_shown {
-            reference.grid_outside
+            reference.share_outside(ANCHOR_MARGIN * ANCHOR_CELL, 19)
         } else {
-            reference.outside
+            reference.share_outside(0.0, 21)
         };
         if outside > 0.05 {
             tracing::debug!(
@@ -369,19 +369,29 @@ impl Anchor {
     }
 }
 
-/// A frame rectified into the anchor's picture, and how much of it came from outside the frame.
+/// A frame rectified into the anchor's picture, and where the frame covers it.
 struct Rectified {
     picture: Mat,
     /// Where the frame is, seen from the reference picture: which of its pixels it covers.
     image_from_anchor: Homography,
     frame_size: (f64, f64),
-    /// Share of the reference picture outside the frame.
-    outside: f64,
-    /// Share of the grid (the reference picture but its margin) outside the frame.
-    grid_outside: f64,
 }
 
 impl Rectified {
+    /// Share of the picture, `from` pixels in from its edges, outside the frame: sampled on a
+    /// `lattice` x `lattice` lattice (every half cell), exact enough to tell a grid cut by the
+    /// frame's edge. Asked only when an anchor is taken, not of every frame aligned to one.
+    fn share_outside(&self, from: f64, lattice: usize) -> f64 {
+        let step = (anchor_side() as f64 - 2.0 * from) / (lattice - 1) as f64;
+        let missing = (0..lattice * lattice)
+            .filter(|&k| {
+                let (x, y) = ((k % lattice) as f64 * step, (k / lattice) as f64 * step);
+                !self.covers(from + x, from + y)
+            })
+            .count();
+        missing as f64 / (lattice * lattice) as f64
+    }
+
     /// Whether reference pixel `(x, y)` lies in the frame (and in front of the camera: a
     /// strongly tilted homography sends far points behind it, to the other side).
     fn covers(&self, x: f64, y: f64) -> bool {
@@ -478,32 +488,11 @@ fn rectified_for_anchor(
     let Some(image_from_anchor) = anchor_from_image.inverse() else {
         return Ok(None);
     };
-    let mut rectified = Rectified {
+    Ok(Some(Rectified {
         picture: normalised(&picture)?,
         image_from_anchor,
         frame_size: (gray.cols() as f64, gray.rows() as f64),
-        outside: 0.0,
-        grid_outside: 0.0,
-    };
-    // Sampled on a lattice every half cell: exact enough to tell a grid cut by the frame's
-    // edge.
-    let share_missing = |from: f64, lattice: usize| {
-        let step = (side as f64 - 2.0 * from) / (lattice - 1) as f64;
-        let missing = (0..lattice * lattice)
-            .filter(|&k| {
-                let (x, y) = ((k % lattice) as f64 * step, (k / lattice) as f64 * step);
-                !rectified.covers(from + x, from + y)
-            })
-            .count();
-        missing as f64 / (lattice * lattice) as f64
-    };
-    let (outside, grid_outside) = (
-        share_missing(0.0, 21),
-        share_missing(ANCHOR_MARGIN * ANCHOR_CELL, 19),
-    );
-    rectified.outside = outside;
-    rectified.grid_outside = grid_outside;
-    Ok(Some(rectified))
+    }))
 }
 
 /// The picture minus its local mean, scaled by its spread, as 8 bits around 128.
