@@ -2,15 +2,16 @@
 """Renders `app_recording_1080x1920.jpg`: a frame of a phone's screen recording of a Sudoku app
 (its grid across the screen's width to within 0.4 of a cell, pale 1 px cell lines, the selected
 cell's row, column and box highlighted, a title bar, a row of digit buttons), as a phone records it: drawn at 720x1280, scaled to 1080x1920 and
-H.264-encoded by ffmpeg (`-crf 23`), the 6th frame taken and kept as JPEG. Writes the frame and
-its truth (`.truth.json`: the puzzle, its solution, the grid border's corners), all from the
-renderer, never from the app.
+H.264-encoded by ffmpeg (`-crf 23`), the 6th frame taken and kept as JPEG. Writes the frame, the
+recording's 10 frames (`app_recording_1080x1920.mp4`) and their truth (`.truth.json`: the
+puzzle, its solution, the grid border's corners), all from the renderer, never from the app.
 
 Usage (from the repository root, the venv of models/setup-training, ffmpeg on the PATH):
   models/.venv/bin/python tests/photos/render_app_recording.py tests/photos
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -72,6 +73,7 @@ def main():
         for _ in range(6):
             ok, frame = frames.read()
             assert ok, 'the recording has 10 frames'
+        shutil.copy(recorded, os.path.join(out, 'app_recording_1080x1920.mp4'))
     name = os.path.join(out, 'app_recording_1080x1920.jpg')
     cv2.imwrite(name, frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
     # Line centres scale as pixel centres do.

@@ -436,7 +436,8 @@ impl Masks {
             curled = *ruling != Ruling::even(self.cell),
             "grid score"
         );
-        // In a video frame every cell line must show. In a photo two may be lost outright, or any
+        // In a video frame every cell line must show, or all but two on a sharp, clean frame
+        // (see [`clean_and_sharp`]). In a photo two may be lost outright, or any
         // number be faint while the cell lines still show on the whole each way and the cells'
         // middles are clean (a pale app grid under glare: 0.17 and 0.05; a 9x6 part of a grid
         // stretched to a square: 0.07 one way; one 3x3 box of a hand-filled grid: 0.13, but
@@ -447,7 +448,15 @@ impl Masks {
         let light_print = cells >= 0.12 && cells >= CELL_LINES_OVER_MIDDLES * middles_shown;
         let cell_lines_shown = match look {
             Look::OneOfMany => {
-                faint_cell_lines == 0 || smeared_one_way(&lines, sharpness, weakest_box)
+                faint_cell_lines == 0
+                    || smeared_one_way(&lines, sharpness, weakest_box)
+                    || clean_and_sharp(
+                        faint_cell_lines,
+                        weakest_box,
+                        cells,
+                        middles_shown,
+                        sharpness,
+                    )
             }
             Look::Only => faint_cell_lines <= 2 || (cells >= 0.12 && middles_shown <= 0.07),
         };
@@ -589,6 +598,32 @@ const SMEARED_BOX_LINES: f64 = 0.5;
 /// blurred (`sharpness`), while every line the other way and every box line shows. Part of a
 /// grid stretched to a square (6 of 9 columns) shows no box line where one is looked for, and a
 /// sharp table of 9 rows and 3 columns is not blurred one way.
+/// Whether a video frame's grid with a cell line or two faint is clearly one all the same: a
+/// sharp frame, every box line whole, the cell lines shown on the whole each way and the cells'
+/// middles clean (an app's pale 1 px lines, scaled and squeezed by a phone's screen recording,
+/// fade inside its highlighted row, column and box). An outline a column off or a part of a
+/// larger grid misses a box line; a hand-filled page or a printed one has ink in its middles.
+fn clean_and_sharp(
+    faint: usize,
+    weakest_box: f64,
+    cells: f64,
+    middles: f64,
+    sharpness: Sharpness,
+) -> bool {
+    faint <= CLEAN_FAINT_MOST
+        && weakest_box >= CLEAN_BOX_LINES
+        && cells >= CLEAN_CELL_LINES
+        && middles <= CLEAN_MIDDLES
+        && !sharpness.smeared()
+}
+
+/// See [`clean_and_sharp`]: a 1080x1920 screen recording showed 2 faint, every box line whole,
+/// the cell lines 0.62 each way, the middles 0.0.
+const CLEAN_FAINT_MOST: usize = 2;
+const CLEAN_BOX_LINES: f64 = 0.95;
+const CLEAN_CELL_LINES: f64 = 0.5;
+const CLEAN_MIDDLES: f64 = 0.02;
+
 fn smeared_one_way(lines: &[f64], sharpness: Sharpness, weakest_box: f64) -> bool {
     let faint_in = |way: usize| {
         (8 * way..8 * way + 8)
@@ -874,5 +909,46 @@ mod tests {
             0.0
         );
         assert_eq!(long_run_share(parse("##########").into_iter(), 10, 0), 1.0);
+    }
+
+    /// A 360 px grid at (40, 40) on a 440 px page, the cell lines across at `across` and down
+    /// at `down` (1-8) not printed, and with `middle` a line along the middle of the fifth row
+    /// of cells.
+    fn with_lines_left_out(across: &[usize], down: &[usize], middle: bool) -> Mat {
+        let mut page =
+            Mat::new_rows_cols_with_default(440, 440, CV_8UC1, Scalar::all(235.0)).unwrap();
+        let black = Scalar::all(20.0);
+        let mut line = |a: Point, b: Point, thickness: i32| {
+            imgproc::line(&mut page, a, b, black, thickness, imgproc::LINE_8, 0).unwrap()
+        };
+        for k in 0..10 {
+            let (thickness, at) = (if k % 3 == 0 { 4 } else { 2 }, 40 + 40 * k as i32);
+            if !down.contains(&k) {
+                line(Point::new(at, 40), Point::new(at, 400), thickness);
+            }
+            if !across.contains(&k) {
+                line(Point::new(40, at), Point::new(400, at), thickness);
+            }
+            if middle && k == 4 {
+                line(Point::new(40, at + 20), Point::new(400, at + 20), 2);
+            }
+        }
+        page
+    }
+
+    #[test]
+    fn a_sharp_video_frame_may_miss_two_cell_lines_where_the_middles_are_clean() {
+        // A screen recording's pale lines fade inside the app's highlighted row and box.
+        let quad = Quad([[40.0, 40.0], [400.0, 40.0], [400.0, 400.0], [40.0, 400.0]]);
+        let two = with_lines_left_out(&[1], &[5], false);
+        assert!(grid_score(&two, &quad, Look::OneOfMany).unwrap() > 0.4);
+        // Three are too many for a video frame (a photo takes them).
+        let three = with_lines_left_out(&[1, 7], &[5], false);
+        assert_eq!(grid_score(&three, &quad, Look::OneOfMany).unwrap(), 0.0);
+        assert!(grid_score(&three, &quad, Look::Only).unwrap() > 0.3);
+        // Two with ink along a middle: an outline off by half a cell shows that, and so does
+        // a page written on.
+        let inked = with_lines_left_out(&[1], &[5], true);
+        assert_eq!(grid_score(&inked, &quad, Look::OneOfMany).unwrap(), 0.0);
     }
 }
