@@ -99,6 +99,22 @@ pub const THEMES: [Theme; 4] = [
     },
 ];
 
+/// Newsprint: black print on off-white paper, the cell lines printed thin and light grey
+/// between black box lines, as many newspapers print them (not in [`THEMES`]: no app).
+pub const NEWSPRINT: Theme = Theme {
+    name: "newsprint",
+    bg: [232, 230, 222],
+    panel: [232, 230, 222],
+    text: [25, 25, 25],
+    thin: [200, 200, 196],
+    thick: [25, 25, 25],
+    entry: [25, 25, 25],
+    highlight: [232, 230, 222],
+    selected: [232, 230, 222],
+    same_digit: [232, 230, 222],
+    pencil: [25, 25, 25],
+};
+
 /// Where the app puts things.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {

@@ -437,7 +437,7 @@ impl Masks {
             "grid score"
         );
         // In a video frame every cell line must show, or all but two on a sharp, clean frame
-        // (see [`clean_and_sharp`]). In a photo two may be lost outright, or any
+        // (see [`clean_and_sharp`]), or they are printed pale (below). In a photo two may be lost outright, or any
         // number be faint while the cell lines still show on the whole each way and the cells'
         // middles are clean (a pale app grid under glare: 0.17 and 0.05; a 9x6 part of a grid
         // stretched to a square: 0.07 one way; one 3x3 box of a hand-filled grid: 0.13, but
@@ -460,7 +460,11 @@ impl Masks {
             }
             Look::Only => faint_cell_lines <= 2 || (cells >= 0.12 && middles_shown <= 0.07),
         };
-        let pale = look == Look::Only && !cell_lines_shown && light_print;
+        // A video frame's grid with its cell lines printed pale must also be sharp and show
+        // every box line whole: a blurred or glared one may be outlined wrong, then followed.
+        let pale = !cell_lines_shown
+            && light_print
+            && (look == Look::Only || (weakest_box >= CLEAN_BOX_LINES && !sharpness.smeared()));
         if weakest_box < 0.3 || !(cell_lines_shown || pale) {
             return GridCheck::NONE;
         }
@@ -942,13 +946,10 @@ mod tests {
         let quad = Quad([[40.0, 40.0], [400.0, 40.0], [400.0, 400.0], [40.0, 400.0]]);
         let two = with_lines_left_out(&[1], &[5], false);
         assert!(grid_score(&two, &quad, Look::OneOfMany).unwrap() > 0.4);
-        // Three are too many for a video frame (a photo takes them).
-        let three = with_lines_left_out(&[1, 7], &[5], false);
-        assert_eq!(grid_score(&three, &quad, Look::OneOfMany).unwrap(), 0.0);
-        assert!(grid_score(&three, &quad, Look::Only).unwrap() > 0.3);
-        // Two with ink along a middle: an outline off by half a cell shows that, and so does
-        // a page written on.
+        // Two with ink along a middle (an outline off by half a cell shows that, and so does a
+        // page written on) pass as cell lines printed pale, the cell lines showing well above
+        // the middles.
         let inked = with_lines_left_out(&[1], &[5], true);
-        assert_eq!(grid_score(&inked, &quad, Look::OneOfMany).unwrap(), 0.0);
+        assert!(grid_score(&inked, &quad, Look::OneOfMany).unwrap() > 0.4);
     }
 }
