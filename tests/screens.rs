@@ -456,7 +456,6 @@ fn number_pad_and_buttons_without_a_grid_are_no_puzzle() {
 #[test]
 fn dark_and_light_screens_under_a_hand_held_camera() {
     use common::camera::{self, Camera, Clip, Page, Script};
-    use sudoku_ar::grid::Grid;
     let puzzles = puzzles();
     let pages: Vec<Page> = [
         (1usize, Layout::Web),
@@ -476,14 +475,8 @@ fn dark_and_light_screens_under_a_hand_held_camera() {
             border: Border::Line,
         };
         let screen = screens::render(&puzzles[40 + k], style, 300 + k as u64);
-        Page {
-            name: screen.name.clone(),
-            image: screen.image,
-            corners: screen.corners,
-            published: screen.corners,
-            clues: Grid(screen.givens),
-            solution: Grid(screen.solution),
-        }
+        let image = screen.image.clone();
+        page_of(&screen, image)
     })
     .collect();
     let names: Vec<String> = pages.iter().map(|p| p.name.clone()).collect();
@@ -525,6 +518,18 @@ fn dark_and_light_screens_under_a_hand_held_camera() {
     assert_eq!(failures, 0);
 }
 
+/// A screen as a page the simulated camera films, in `image` (the screen's own, or changed).
+fn page_of(screen: &Screen, image: opencv::core::Mat) -> common::camera::Page {
+    common::camera::Page {
+        name: screen.name.clone(),
+        image,
+        corners: screen.corners,
+        published: screen.corners,
+        clues: sudoku_ar::grid::Grid(screen.givens),
+        solution: sudoku_ar::grid::Grid(screen.solution),
+    }
+}
+
 /// A page whose cell lines are printed thin and light grey (many newspapers; drawn in the web
 /// layout, its number pad beside the grid) under the hand-held camera out of focus: the blur
 /// leaves those lines too faint for a video frame's grid check, which until session 59 asked
@@ -534,7 +539,6 @@ fn dark_and_light_screens_under_a_hand_held_camera() {
 #[test]
 fn a_page_with_pale_cell_lines_is_drawn_under_a_hand_held_camera() {
     use common::camera::{self, Camera, Clip, Page, Script};
-    use sudoku_ar::grid::Grid;
     let puzzles = puzzles();
     let pages: Vec<Page> = (0..2)
         .map(|k| {
@@ -552,14 +556,7 @@ fn a_page_with_pale_cell_lines_is_drawn_under_a_hand_held_camera() {
             let mut image = opencv::core::Mat::default();
             let size = opencv::core::Size::new(0, 0);
             imgproc::gaussian_blur_def(&screen.image, &mut image, size, 2.0).expect("blur");
-            Page {
-                name: screen.name.clone(),
-                image,
-                corners: screen.corners,
-                published: screen.corners,
-                clues: Grid(screen.givens),
-                solution: Grid(screen.solution),
-            }
+            page_of(&screen, image)
         })
         .collect();
     let names: Vec<String> = pages.iter().map(|p| p.name.clone()).collect();

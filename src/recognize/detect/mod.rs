@@ -85,11 +85,10 @@ pub enum Look {
     /// cells' middles show (cell lines printed pale, out of focus) where the candidate is no box
     /// of a larger grid.
     Only,
-    /// A video frame: every cell line must show, but for a line or two on a sharp frame with
-    /// every box line whole and the cells' middles clean (a screen recording), and but for cell
-    /// lines printed pale on a frame not smeared with every box line whole (as a photo's, not a
-    /// box of a larger grid); a grid too blurred or washed out for that is found a frame or two
-    /// later, rather than risk a wrong outline that is then followed.
+    /// A video frame: every cell line must show, but for cell lines printed pale (as a photo's,
+    /// not a box of a larger grid) on a frame not smeared with every box line whole; a grid too
+    /// blurred or washed out for that is found a frame or two later, rather than risk a wrong
+    /// outline that is then followed.
     OneOfMany,
 }
 
