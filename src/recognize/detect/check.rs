@@ -437,10 +437,11 @@ impl Masks {
             "grid score"
         );
         // In a video frame every cell line must show, or they are printed pale (below). In a
-        // photo two may be lost outright, or any number be faint while the cell lines still show on the whole each way and the cells'
-        // middles are clean (a pale app grid under glare: 0.17 and 0.05; a 9x6 part of a grid
-        // stretched to a square: 0.07 one way; one 3x3 box of a hand-filled grid: 0.13, but
-        // handwriting across its middles, 0.10-0.12), or they show well above the middles
+        // photo two may be lost outright, or any number be faint while the cell lines still
+        // show on the whole each way and the cells' middles are clean (a pale app grid under
+        // glare: 0.17 and 0.05; a 9x6 part of a grid stretched to a square: 0.07 one way; one
+        // 3x3 box of a hand-filled grid: 0.13, but handwriting across its middles,
+        // 0.10-0.12), or they show well above the middles
         // (pale printed cell lines out of focus, the digits in the middles: 0.17 to 0.086; see
         // [`CELL_LINES_OVER_MIDDLES`]; not a box of a larger grid, see `box_of_a_larger_grid`).
         let (cells, middles_shown) = (across.min(down), mean(&middles));
@@ -451,8 +452,8 @@ impl Masks {
             }
             Look::Only => faint_cell_lines <= 2 || (cells >= 0.12 && middles_shown <= 0.07),
         };
-        // A video frame's grid with its cell lines printed pale must also be sharp and show
-        // every box line whole: a blurred or glared one may be outlined wrong, then followed.
+        // A video frame's grid with its cell lines printed pale must also be a frame not
+        // smeared and show every box line whole: a blurred or glared one may be outlined wrong, then followed.
         // (Pale lines out of focus, or an app's 1 px lines in a phone's screen recording at
         // 1080x1920, which fade inside its highlighted row, column and box: 1-2 faint, the
         // cell lines 0.62 each way, every box line whole, the middles 0.0.)
