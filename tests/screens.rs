@@ -455,7 +455,7 @@ fn number_pad_and_buttons_without_a_grid_are_no_puzzle() {
 /// few frames at the quick shake and under the finger, and is recognised again late).
 #[test]
 fn dark_and_light_screens_under_a_hand_held_camera() {
-    use common::camera::{self, Camera, Clip, Page, Script};
+    use common::camera::Page;
     let puzzles = puzzles();
     let pages: Vec<Page> = [
         (1usize, Layout::Web),
@@ -479,33 +479,9 @@ fn dark_and_light_screens_under_a_hand_held_camera() {
         page_of(&screen, image)
     })
     .collect();
-    let names: Vec<String> = pages.iter().map(|p| p.name.clone()).collect();
     let mut failures = 0;
     for i in 0..pages.len() {
-        let clip = Clip::new(Script::Handheld, vec![i], &names, 500 + i as u64);
-        let camera = Camera::new(&pages, &clip).expect("camera");
-        let run = camera::run(common::pipeline_reader(), &camera);
-        let score = common::videos::score(&run.truth, &run.seen);
-        if std::env::var_os("DUMP_STATES").is_some() {
-            for (seen, truth) in run.seen.iter().zip(&run.truth) {
-                let state = seen.puzzle.as_ref().map_or("-".to_string(), |p| {
-                    format!(
-                        "{}{}",
-                        p.status,
-                        if p.solution.is_some() { "*" } else { "" }
-                    )
-                });
-                println!("{} {} truth {}", seen.frame, state, truth.puzzles.len());
-            }
-        }
-        let delays: Vec<Option<u64>> = score.appearances.iter().map(|a| a.lock_delay).collect();
-        println!(
-            "{}: lock {:?}, right after lock {:.1}%, >5% off {}",
-            clip.name,
-            delays,
-            100.0 * score.right_share(),
-            score.wrong_frames.len()
-        );
+        let (_, score, delays) = filmed_hand_held(&pages, i, 500 + i as u64);
         failures += usize::from(
             !score.wrong_frames.is_empty()
                 || delays.iter().all(|d| d.is_none())
@@ -516,6 +492,40 @@ fn dark_and_light_screens_under_a_hand_held_camera() {
         );
     }
     assert_eq!(failures, 0);
+}
+
+/// Page `i` of `pages` filmed alone under the hand-held camera (noise `seed`): the clip's
+/// name, its score and each appearance's lock delay, printed too (`DUMP_STATES` prints each
+/// frame's state).
+fn filmed_hand_held(
+    pages: &[common::camera::Page],
+    i: usize,
+    seed: u64,
+) -> (String, common::videos::VideoScore, Vec<Option<u64>>) {
+    use common::camera::{self, Camera, Clip, Script};
+    let names: Vec<String> = pages.iter().map(|p| p.name.clone()).collect();
+    let clip = Clip::new(Script::Handheld, vec![i], &names, seed);
+    let camera = Camera::new(pages, &clip).expect("camera");
+    let run = camera::run(common::pipeline_reader(), &camera);
+    let score = common::videos::score(&run.truth, &run.seen);
+    if std::env::var_os("DUMP_STATES").is_some() {
+        for (seen, truth) in run.seen.iter().zip(&run.truth) {
+            let state = seen.puzzle.as_ref().map_or("-".to_string(), |p| {
+                let solved = if p.solution.is_some() { "*" } else { "" };
+                format!("{}{solved}", p.status)
+            });
+            println!("{} {} truth {}", seen.frame, state, truth.puzzles.len());
+        }
+    }
+    let delays: Vec<Option<u64>> = score.appearances.iter().map(|a| a.lock_delay).collect();
+    println!(
+        "{}: lock {:?}, right after lock {:.1}%, >5% off {}",
+        clip.name,
+        delays,
+        100.0 * score.right_share(),
+        score.wrong_frames.len()
+    );
+    (clip.name, score, delays)
 }
 
 /// A screen as a page the simulated camera films, in `image` (the screen's own, or changed).
@@ -538,7 +548,7 @@ fn page_of(screen: &Screen, image: opencv::core::Mat) -> common::camera::Page {
 /// and 8 frames after whole in view, never off.
 #[test]
 fn a_page_with_pale_cell_lines_is_drawn_under_a_hand_held_camera() {
-    use common::camera::{self, Camera, Clip, Page, Script};
+    use common::camera::Page;
     let puzzles = puzzles();
     let pages: Vec<Page> = (0..2)
         .map(|k| {
@@ -559,27 +569,14 @@ fn a_page_with_pale_cell_lines_is_drawn_under_a_hand_held_camera() {
             page_of(&screen, image)
         })
         .collect();
-    let names: Vec<String> = pages.iter().map(|p| p.name.clone()).collect();
     for i in 0..pages.len() {
-        let clip = Clip::new(Script::Handheld, vec![i], &names, 600 + i as u64);
-        let camera = Camera::new(&pages, &clip).expect("camera");
-        let run = camera::run(common::pipeline_reader(), &camera);
-        let score = common::videos::score(&run.truth, &run.seen);
-        let delays: Vec<Option<u64>> = score.appearances.iter().map(|a| a.lock_delay).collect();
-        println!(
-            "{}: lock {:?}, right after lock {:.1}%, >5% off {}",
-            clip.name,
-            delays,
-            100.0 * score.right_share(),
-            score.wrong_frames.len()
-        );
-        assert!(score.wrong_frames.is_empty(), "{}: drawn off", clip.name);
+        let (clip, score, delays) = filmed_hand_held(&pages, i, 600 + i as u64);
+        assert!(score.wrong_frames.is_empty(), "{clip}: drawn off");
         assert!(
             delays.iter().all(|d| d.is_some_and(|d| d <= 20)),
-            "{}: lock {delays:?}",
-            clip.name
+            "{clip}: lock {delays:?}"
         );
-        assert!(score.right_share() >= 0.9, "{}", clip.name);
+        assert!(score.right_share() >= 0.9, "{clip}");
     }
 }
 

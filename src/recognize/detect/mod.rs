@@ -349,7 +349,7 @@ fn checked(work: &Mat, view: &GrayView, outline: &Quad, look: Look) -> Result<(Q
     } else {
         (*outline, outline_check)
     };
-    if check.pale && box_of_a_larger_grid(work, &quad)? {
+    if check.pale && box_of_a_larger_grid(work, view, &quad)? {
         tracing::trace!(
             ?quad,
             "a box of a larger grid, not a grid with pale cell lines"
@@ -359,11 +359,17 @@ fn checked(work: &Mat, view: &GrayView, outline: &Quad, look: Look) -> Result<(Q
     Ok((quad, check))
 }
 
-/// Whether the candidate at `quad` in `work` is one 3x3 box of a larger grid around it, whole in
-/// the picture, that passes the grid check: taken for its pale cell lines, a box's cell lines
-/// (its ninths) can be its digits' strokes (a bowed page's corner box was taken so, and read
-/// as no puzzle: `cargo bench --bench curved -- --bowed-stills 0.5`).
-fn box_of_a_larger_grid(work: &Mat, quad: &Quad) -> Result<bool> {
+/// Whether the candidate at `quad` in `work` (`view`) is one 3x3 box of a larger grid: taken
+/// for its pale cell lines, a box's cell lines (its ninths) can be its digits' strokes (a bowed
+/// page's corner box was taken so, and read as no puzzle: `cargo bench --bench curved --
+/// --bowed-stills 0.5`). A box has the grid's lines run on past three or four of its corners;
+/// failing that (a line hidden), the larger grid around it, whole in the picture, passes the
+/// grid check. That larger grid, extrapolated three times the box's size from its corners,
+/// misses the printed one on a bowed page or under strong perspective.
+fn box_of_a_larger_grid(work: &Mat, view: &GrayView, quad: &Quad) -> Result<bool> {
+    if corners_with_lines_running_on(view, quad) >= 3 {
+        return Ok(true);
+    }
     let Some(image_from_grid) = Homography::from_quads(&Quad::UNIT, quad) else {
         return Ok(false);
     };
@@ -381,6 +387,93 @@ fn box_of_a_larger_grid(work: &Mat, quad: &Quad) -> Result<bool> {
         }
     }
     Ok(false)
+}
+
+/// How many corners of `quad` have a side whose printed line runs on beyond them for
+/// [`RUN_ON_CELLS`]: a 3x3 box of a larger grid has the grid's lines run on past three or four
+/// of its corners, a grid has paper beyond its own.
+fn corners_with_lines_running_on(view: &GrayView, quad: &Quad) -> usize {
+    (0..4)
+        .filter(|&i| {
+            let corner = quad.0[i];
+            [quad.0[(i + 3) % 4], quad.0[(i + 1) % 4]]
+                .into_iter()
+                .any(|other| line_runs_on(view, corner, other, quad.mean_side() / 9.0))
+        })
+        .count()
+}
+
+/// How far beyond a corner [`line_runs_on`] follows a line: this many cells, in steps of
+/// [`RUN_ON_STEP`], from a start [`RUN_ON_FROM`] out (past a blurred crossing).
+const RUN_ON_CELLS: f64 = 2.0;
+const RUN_ON_STEP: f64 = 0.125;
+const RUN_ON_FROM: f64 = 0.25;
+/// A line runs on where it is at least this share as dark beyond the corner as before it...
+const RUNS_ON_DARK: f64 = 0.5;
+/// ...at this share of the points looked at.
+const RUNS_ON_ALONG: f64 = 0.85;
+
+/// Whether the printed line along the side from `corner` towards `other` runs on beyond
+/// `corner` ([`RUN_ON_CELLS`]), as dark as before it ([`RUNS_ON_DARK`]): `cell` is the
+/// candidate's cell. The line is followed step by step, a little across at each (the lines of
+/// a bowed page curve away from a box's sides). False where a point falls outside the picture
+/// or no line shows before the corner.
+fn line_runs_on(view: &GrayView, corner: [f64; 2], other: [f64; 2], cell: f64) -> bool {
+    let length = distance(corner, other).max(1e-9);
+    let out = [
+        (corner[0] - other[0]) / length,
+        (corner[1] - other[1]) / length,
+    ];
+    let normal = [-out[1], out[0]];
+    let at = |along: f64, across: f64| {
+        let q = [
+            corner[0] + out[0] * along + normal[0] * across,
+            corner[1] + out[1] * along + normal[1] * across,
+        ];
+        view.contains(q).then(|| view.sample(q[0], q[1]))
+    };
+    // How much darker the line is `along` (searched within `reach` of `across`) than the
+    // lighter of the two points half a cell to either side, and where across it is.
+    let darkness = |along: f64, across: f64, reach: f64| -> Option<(f64, f64)> {
+        let steps = (2.0 * reach).ceil() as usize;
+        let mut darkest = (f64::MAX, across);
+        for k in 0..=steps {
+            let o = across - reach + 2.0 * reach * k as f64 / steps.max(1) as f64;
+            let value = at(along, o)?;
+            if value < darkest.0 {
+                darkest = (value, o);
+            }
+        }
+        let paper = at(along, darkest.1 - 0.5 * cell)?.max(at(along, darkest.1 + 0.5 * cell)?);
+        Some(((paper - darkest.0).max(0.0), darkest.1))
+    };
+    // Followed from RUN_ON_CELLS before the corner to as far beyond it, a little across at
+    // each step but where it crosses the line at the corner (all dark there).
+    let steps = (RUN_ON_CELLS / RUN_ON_STEP).round() as i32;
+    let Some((_, mut across)) = darkness(-RUN_ON_CELLS * cell, 0.0, 0.3 * cell) else {
+        return false;
+    };
+    let (mut before, mut beyond) = (Vec::new(), Vec::new());
+    for j in -steps..=steps {
+        let along = j as f64 * RUN_ON_STEP;
+        let reach = if along.abs() < RUN_ON_FROM {
+            0.0
+        } else {
+            (0.06 * cell).max(1.0)
+        };
+        let Some((dark, found)) = darkness(along * cell, across, reach) else {
+            return false;
+        };
+        across = found.clamp(-0.5 * cell, 0.5 * cell);
+        if along <= -RUN_ON_FROM {
+            before.push(dark);
+        } else if along >= RUN_ON_FROM {
+            beyond.push(dark);
+        }
+    }
+    let line = before.iter().sum::<f64>() / before.len() as f64;
+    let dark_beyond = beyond.iter().filter(|&&d| d >= RUNS_ON_DARK * line).count();
+    line >= 20.0 && dark_beyond as f64 >= RUNS_ON_ALONG * beyond.len() as f64
 }
 
 /// The masks [`find_dark_grid`] outlines shapes in, in turn.
@@ -819,6 +912,7 @@ pub(crate) mod tests {
     #[test]
     fn a_box_of_a_grid_is_known_for_one_and_the_grid_is_not() {
         let page = light_grid_blurred();
+        let view = GrayView::new(&page).unwrap();
         let middle_box = Quad([
             [350.0, 230.0],
             [500.0, 230.0],
@@ -832,9 +926,25 @@ pub(crate) mod tests {
             [500.0, 530.0],
         ]);
         for a_box in [middle_box, corner_box] {
-            assert!(box_of_a_larger_grid(&page, &a_box).unwrap());
+            assert!(box_of_a_larger_grid(&page, &view, &a_box).unwrap());
+            assert!(corners_with_lines_running_on(&view, &a_box) >= 3);
         }
-        assert!(!box_of_a_larger_grid(&page, &LIGHT_GRID).unwrap());
+        assert!(!box_of_a_larger_grid(&page, &view, &LIGHT_GRID).unwrap());
+        assert_eq!(corners_with_lines_running_on(&view, &LIGHT_GRID), 0);
+    }
+
+    #[test]
+    fn a_box_of_a_grid_cut_by_the_picture_edge_is_known_for_one_by_its_lines_running_on() {
+        // The grid's first column of boxes out of the picture: the larger grid around the
+        // middle box cannot be checked, but its lines run on past all four of its corners.
+        let page = Mat::roi(&light_grid_blurred(), Rect::new(260, 0, 540, 600))
+            .unwrap()
+            .try_clone()
+            .unwrap();
+        let view = GrayView::new(&page).unwrap();
+        let middle_box = Quad([[90.0, 230.0], [240.0, 230.0], [240.0, 380.0], [90.0, 380.0]]);
+        assert_eq!(corners_with_lines_running_on(&view, &middle_box), 4);
+        assert!(box_of_a_larger_grid(&page, &view, &middle_box).unwrap());
     }
 
     #[test]
