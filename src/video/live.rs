@@ -135,42 +135,13 @@ where
     let (opened_tx, opened_rx) = bounded::<Result<(f64, Option<u64>)>>(1);
     let start = Instant::now();
 
-    let capture = {
-        let (stop, drain, pacing, realtime, max) = (
-            stop.clone(),
-            frame_rx.clone(),
-            options.pacing,
-            options.realtime,
-            options.max_frames,
-        );
-        thread::Builder::new()
-            .name("capture".into())
-            .spawn(move || -> CaptureReport {
-                let mut source = match open() {
-                    Ok(source) => source,
-                    Err(e) => {
-                        let end = CaptureEnd::Failed(e.to_string());
-                        let _ = opened_tx.send(Err(e));
-                        return CaptureReport {
-                            frames: 0,
-                            dropped: 0,
-                            end,
-                        };
-                    }
-                };
-                let _ = opened_tx.send(Ok((source.fps(), source.frame_count())));
-                capture::run(
-                    source.as_mut(),
-                    &frame_tx,
-                    &drain,
-                    pacing,
-                    realtime,
-                    max,
-                    &stop,
-                )
-            })
-            .map_err(|e| Error::Pipeline(format!("cannot start the capture thread: {e}")))?
-    };
+    let capture = spawn_capture(
+        open,
+        (frame_tx, frame_rx.clone()),
+        &options,
+        opened_tx,
+        stop.clone(),
+    )?;
     let vision = thread::Builder::new()
         .name("vision".into())
         .spawn(move || vision_loop(reader(), frame_rx, view_tx))
@@ -198,16 +169,10 @@ where
             .map_err(|e| Error::Pipeline(format!("cannot start the display thread: {e}")))?
     };
 
-    let displayed = display
-        .join()
-        .map_err(|_| Error::Pipeline("display thread panicked".into()));
+    let displayed = joined(display, "display");
     stop.store(true, Ordering::Relaxed);
-    let vision_result = vision
-        .join()
-        .map_err(|_| Error::Pipeline("vision thread panicked".into()))?;
-    let report = capture
-        .join()
-        .map_err(|_| Error::Pipeline("capture thread panicked".into()))?;
+    let vision_result = joined(vision, "vision")?;
+    let report = joined(capture, "capture")?;
     let (mut timings, fell_back) = displayed??;
     let (vision_timings, puzzles_read) = vision_result?;
     timings.vision = vision_timings.vision;
@@ -224,6 +189,57 @@ where
         puzzles_read,
         fell_back_to_headless: fell_back,
     })
+}
+
+/// Starts the capture thread: it opens the source (saying on `opened` whether it could, and
+/// the source's frame rate and length) and sends its frames down `frames`, as `options` pace
+/// them, until the source ends or `stop` is set. The other end of the channel drains it when
+/// the newest frame wins.
+fn spawn_capture<F>(
+    open: F,
+    (frames, drain): (Sender<Frame>, Receiver<Frame>),
+    options: &Options,
+    opened: Sender<Result<(f64, Option<u64>)>>,
+    stop: Arc<AtomicBool>,
+) -> Result<thread::JoinHandle<CaptureReport>>
+where
+    F: FnOnce() -> Result<Box<dyn FrameSource>> + Send + 'static,
+{
+    let (pacing, realtime, max) = (options.pacing, options.realtime, options.max_frames);
+    thread::Builder::new()
+        .name("capture".into())
+        .spawn(move || -> CaptureReport {
+            let mut source = match open() {
+                Ok(source) => source,
+                Err(e) => {
+                    let end = CaptureEnd::Failed(e.to_string());
+                    let _ = opened.send(Err(e));
+                    return CaptureReport {
+                        frames: 0,
+                        dropped: 0,
+                        end,
+                    };
+                }
+            };
+            let _ = opened.send(Ok((source.fps(), source.frame_count())));
+            capture::run(
+                source.as_mut(),
+                &frames,
+                &drain,
+                pacing,
+                realtime,
+                max,
+                &stop,
+            )
+        })
+        .map_err(|e| Error::Pipeline(format!("cannot start the capture thread: {e}")))
+}
+
+/// What the thread `name` returned, or an error when it panicked.
+fn joined<T>(handle: thread::JoinHandle<T>, name: &str) -> Result<T> {
+    handle
+        .join()
+        .map_err(|_| Error::Pipeline(format!("{name} thread panicked")))
 }
 
 fn vision_loop(
