@@ -237,8 +237,6 @@ const UNDER_SHARE: f64 = 0.04;
 pub fn under_something_broad(rectified: &Mat) -> Result<[bool; 81]> {
     use opencv::core::Size;
     use opencv::imgproc;
-    use opencv::prelude::*;
-    let mut hidden = [false; 81];
     // Looked for at half the size: a pen is broad, and this runs on every reading.
     let cell = CELL / 2;
     let mut half = Mat::default();
@@ -250,10 +248,35 @@ pub fn under_something_broad(rectified: &Mat) -> Result<[bool; 81]> {
         0.0,
         imgproc::INTER_AREA,
     )?;
+    let Some(dark) = dark_as_ink(&half, cell)? else {
+        return Ok([false; 81]);
+    };
+    // Too little dark to make one pen: nothing to look for.
+    let width = (BROADER_THAN_PRINT * cell as f64).round() as i32 | 1;
+    if (opencv::core::count_non_zero(&dark)? as f64) < LONG * (cell * width) as f64 {
+        return Ok([false; 81]);
+    }
+    // An opening as wide as the broadest print leaves only what is broader.
+    let broad = morphed(
+        &dark,
+        imgproc::MORPH_OPEN,
+        imgproc::MORPH_ELLIPSE,
+        width,
+        opencv::core::BORDER_CONSTANT,
+    )?;
+    cells_under_long_shapes(&broad, cell)
+}
+
+/// Where the grid `half` (rectified, `cell` pixels a cell) is both darker than the paper
+/// around it and dark as ink is, left out a band along its edges; None when nothing in it is
+/// dark as print.
+fn dark_as_ink(half: &Mat, cell: i32) -> Result<Option<Mat>> {
+    use opencv::imgproc;
+    use opencv::prelude::*;
     // Darkness against the paper around it: what a closing wider than any pen leaves minus the
     // grid, so that a shadow over part of the grid is not dark.
     let darkness = morphed(
-        &half,
+        half,
         imgproc::MORPH_BLACKHAT,
         imgproc::MORPH_RECT,
         cell * 3 / 2,
@@ -261,7 +284,7 @@ pub fn under_something_broad(rectified: &Mat) -> Result<[bool; 81]> {
     )?;
     let darkest_print = percentile(&GrayView::new(&darkness)?, 0.98);
     if darkest_print < 20.0 {
-        return Ok(hidden);
+        return Ok(None);
     }
     let mut darker = Mat::default();
     imgproc::threshold(
@@ -272,11 +295,11 @@ pub fn under_something_broad(rectified: &Mat) -> Result<[bool; 81]> {
         imgproc::THRESH_BINARY,
     )?;
     // And dark as ink is: paper between two glare spots is darker than both, not dark.
-    let grid = GrayView::new(&half)?;
+    let grid = GrayView::new(half)?;
     let (ink, paper) = (percentile(&grid, 0.02), percentile(&grid, 0.5));
     let mut inky = Mat::default();
     imgproc::threshold(
-        &half,
+        half,
         &mut inky,
         (ink + paper) / 2.0,
         255.0,
@@ -293,22 +316,17 @@ pub fn under_something_broad(rectified: &Mat) -> Result<[bool; 81]> {
         &mut Mat::roi_mut(&mut dark, inside)?,
         &opencv::core::no_array(),
     )?;
-    // Too little dark to make one pen: nothing to look for.
-    let width = (BROADER_THAN_PRINT * cell as f64).round() as i32 | 1;
-    if (opencv::core::count_non_zero(&dark)? as f64) < LONG * (cell * width) as f64 {
-        return Ok(hidden);
-    }
-    // An opening as wide as the broadest print leaves only what is broader.
-    let broad = morphed(
-        &dark,
-        imgproc::MORPH_OPEN,
-        imgproc::MORPH_ELLIPSE,
-        width,
-        opencv::core::BORDER_CONSTANT,
-    )?;
+    Ok(Some(dark))
+}
+
+/// The cells of a grid `cell` pixels a cell that shapes of `broad` at least [`LONG`] cells
+/// long lie over, on [`UNDER_SHARE`] of each cell or more.
+fn cells_under_long_shapes(broad: &Mat, cell: i32) -> Result<[bool; 81]> {
+    use opencv::imgproc;
+    use opencv::prelude::*;
     let (mut labels, mut stats, mut centroids) = (Mat::default(), Mat::default(), Mat::default());
     let count = imgproc::connected_components_with_stats(
-        &broad,
+        broad,
         &mut labels,
         &mut stats,
         &mut centroids,
@@ -322,6 +340,7 @@ pub fn under_something_broad(rectified: &Mat) -> Result<[bool; 81]> {
             label > 0 && longest as f64 >= LONG * cell as f64
         })
         .collect();
+    let mut hidden = [false; 81];
     if !long.contains(&true) {
         return Ok(hidden);
     }
