@@ -22,8 +22,10 @@ use crate::geometry::{Homography, Quad, distance};
 use crate::grid::Grid;
 use crate::raster::gray_of;
 use crate::recognize::detect::{self, Detection, Look};
-use crate::recognize::read::DigitReader;
-use crate::recognize::verdict::{MAX_READING_FRAMES, Status, agreed_digits, judge_frames};
+use crate::recognize::read::{DigitReader, GridReading};
+use crate::recognize::verdict::{
+    Evidence, MAX_READING_FRAMES, Status, agreed_digits, judge_frames,
+};
 use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
 pub use crate::video::known::Known;
 use crate::video::known::{contradicts, entries_seen_in, replaced, same_puzzle, still_shows};
@@ -593,34 +595,11 @@ impl Vision {
         frame_outline: &mut FrameOutline,
         times: &mut VisionTimes,
     ) -> Result<()> {
-        let gray = frame_outline.gray;
         let Some(track) = self.track.as_mut() else {
             return Ok(());
         };
         let quad = track::quad_of(&track.image_from_grid);
-        if let Identity::Known(known) = &track.identity {
-            track.since_check += 1;
-            // A confirming reading is taken at once, and so is one of a puzzle judged without a
-            // solution (it is provisional: a thumb that hid a clue may have let go) and one that
-            // sets the anchor again on a steadier frame than it was set on, and one of a grid
-            // the print check found off (read from the frame's outline, below); a routine one
-            // waits for a steady grid.
-            let due = !track.confirmed
-                || known.solution.is_none()
-                || track.print_check.found_off()
-                || steadier_than_anchor(track, &quad)
-                || (track.since_check >= RECHECK_EVERY && moving(track, &quad) <= STEADY_FOR_CHECK);
-            if !due {
-                return Ok(());
-            }
-        }
-        // Cells cut off by the frame's edge would be read as empty; and a grid not known yet
-        // may have been outlined where the frame's edge cuts it.
-        let in_view = match track.identity {
-            Identity::Known(_) => inside_frame(&quad, gray),
-            Identity::Reading(_) => whole_in_view(&quad, gray, track.ink),
-        };
-        if !in_view {
+        if !due_for_reading(track, &quad, frame_outline.gray) {
             return Ok(());
         }
         let orientation = if track.oriented {
@@ -628,29 +607,10 @@ impl Vision {
         } else {
             Orientation::Unknown
         };
-        // A track anchored while the grid moved (or smeared) is read, once steadier, from the
-        // frame's own outline, as a photo is; and so is a solved one the print check found off,
-        // whose lines, followed from its own corners, would only put it back where it is: on
-        // `01_20` bowed half a cell, one reading's lines put a corner half a cell in along a
-        // shadowed border, the next ones agreed from there, and the grid, withheld, was never
-        // drawn again (`cargo bench --bench curved -- --bowed 0.5`, noise 3: 2 -> 163 frames).
-        let near = if track.anchor_motion.is_infinite() || steadier_than_anchor(track, &quad) {
-            Some(ANCHOR_AGAIN_CELLS)
-        } else if matches!(track.identity, Identity::Known(_)) && track.print_check.found_off() {
-            Some(OFF_PRINT_CELLS)
-        } else {
-            None
-        };
-        let outline = match near {
-            Some(cells) => {
-                let found = frame_outline.found(times)?;
-                outline_near(found.filter(|d| frame_outline.whole(d)), &quad, cells)
-            }
-            None => None,
-        };
+        let outline = outline_to_read_from(track, &quad, frame_outline, times)?;
         let mut steps = RecognizeTimes::default();
         let mut negative = Mat::default();
-        let gray = track.ink.as_dark(gray, &mut negative)?;
+        let gray = track.ink.as_dark(frame_outline.gray, &mut negative)?;
         let mut recognition = recognize(
             &mut self.reader,
             gray,
@@ -661,29 +621,9 @@ impl Vision {
             &mut steps,
         )?;
         times.read = Some(steps.rectify + steps.read);
-        // A blurred frame (the page still sliding in) can read more plausibly turned than the
-        // right way up, and the readings of a grid named turned never add up (handheld:01_08
-        // was read so for 6 frames): a grid not yet read as a puzzle is turned by a sure
-        // reading, as a page held sideways gives on a sharp frame, or by readings turned alike
-        // that add up to a puzzle. A smeared frame's turned reading only so, and meanwhile its
-        // upright one counts as any other: a page sideways sliding in was read only once it
-        // stopped, 11 frames after the same page upright.
-        let mut turned_readings = None;
-        if matches!(track.identity, Identity::Reading(_)) {
-            if let Some(turned) = recognition.turned_instead.take() {
-                turned_readings = track.turned_taken(&quad, &turned, false);
-                if turned_readings.is_some() {
-                    tracing::debug!("readings turned add up to a puzzle: it is turned");
-                    recognition = *turned;
-                }
-            } else if recognition.turned {
-                turned_readings = track.turned_taken(&quad, &recognition, true);
-                if turned_readings.is_none() {
-                    tracing::debug!("read more plausibly turned, but not surely: not taken");
-                    return Ok(());
-                }
-            }
-            track.oriented |= turned_readings.is_some();
+        let way_up = which_way_up(track, &quad, &mut recognition);
+        if matches!(way_up, WayUp::NotTaken) {
+            return Ok(());
         }
         let (agrees, doubtful) = track.take_lines(gray, current, &quad, &recognition)?;
         if track.anchor_motion.is_infinite()
@@ -694,125 +634,299 @@ impl Vision {
             track.anchor_on_outline(current, outline, &quad)?;
         }
         track.oriented |= settles_which_way_up(&recognition);
-        let reading = recognition.reading;
         // A smeared frame whose lines could not be followed is cut by the track's corners
         // alone: on a page bowed 0.45 of a cell, the cells near the bow were cut across the
         // printed lines and their clues read surely as blank, the reading was taken for another
         // puzzle, and the overlay went until the grid was read afresh (`cargo bench --bench
         // curved -- --bows 0.05`, noise seeds 1-6: 1495 -> 1649 frames drawn).
-        let cut_blind = !recognition.on_lines && reading.smeared();
-        match &mut track.identity {
-            Identity::Known(known) => {
-                track.since_check = 0;
-                // A confirming reading must have its lines followed (a reading cut by the
-                // outline's corners puts the grid nowhere new) and show the puzzle: glare over
-                // image42 broke its outline, the grid was found again 0.9 cell off, and read
-                // there it confirmed itself.
-                let shows = still_shows(known, &reading);
-                let contradicted = known.solution.is_some()
-                    && agrees
-                    && recognition.on_lines
-                    && contradicts(known, &reading);
-                track.confirmed |=
-                    agrees && recognition.on_lines && !recognition.turned && shows && !contradicted;
-                if !doubtful && shows {
-                    let before = Some((track.entries, track.wrong));
-                    (track.entries, track.wrong) = entries_seen_in(&reading, known, before);
-                }
-                if known.solution.is_none() {
-                    // Unsolved: perhaps misread; read it again rather than hold on to that,
-                    // still saying what it was judged until a new verdict.
-                    let judged = LiveState::of(known.status);
-                    track.read_again(&reading, Some(judged));
-                } else if !cut_blind && replaced(known, &reading) {
-                    // Start afresh: the new puzzle's grid may not line up with the old one's.
-                    tracing::debug!(id = known.id, "a different puzzle is in view");
-                    self.track = None;
-                } else if contradicted && !track.doubted {
-                    // Read where the grid is, a printed clue surely shows another digit: the
-                    // puzzle may have been misread, or this one frame may be. Held back and read
-                    // again at once: a handwritten 7 taken as printed read once as a 1 (p 0.91)
-                    // on a frame of a heavily compressed video, and the right solution went for
-                    // 56 frames while the grid was read afresh at a steep angle.
-                    tracing::debug!(
-                        id = known.id,
-                        "a clue surely reads as another digit: held back"
-                    );
-                    track.doubted = true;
-                    track.confirmed = false;
-                } else if contradicted {
-                    // A second reading says so: the puzzle was misread. Withdrawn and read
-                    // again, and not recognised again.
-                    let id = known.id;
-                    tracing::debug!(
-                        id,
-                        "a clue surely reads as another digit again: reading again"
-                    );
-                    self.known.retain(|k| k.id != id);
-                    track.read_again(&reading, None);
-                }
-            }
-            Identity::Reading(evidence) => {
-                if let Some(known) = self.known.iter().find(|k| same_puzzle(k, &reading)) {
-                    tracing::debug!(id = known.id, "puzzle seen before");
-                    (track.entries, track.wrong) = entries_seen_in(&reading, known, None);
-                    track.identity = Identity::Known(known.clone());
-                    // One reading's corners: drawn once the next reading agrees.
-                    track.confirmed = false;
-                    return Ok(());
-                }
-                if evidence.frames() >= GIVE_UP_READING && track.agreed.is_none() {
-                    // Readings that never add up to a puzzle: the grid may have been found a
-                    // cell off (a fully filled grid found while partly out of view looks like
-                    // a grid shifted by a column). Find it afresh. Not while they agree on
-                    // digits (a finger over a needed clue): a grid a column off never does.
-                    tracing::debug!(
-                        frames = evidence.frames(),
-                        "no puzzle in the readings; searching again"
-                    );
-                    self.track = None;
-                    return Ok(());
-                }
-                match turned_readings {
-                    // The readings so far were of the grid another way up.
-                    Some(turned) => *evidence = turned,
-                    None => evidence.add(&reading),
-                }
+        let seen = Seen {
+            cut_blind: !recognition.on_lines && recognition.reading.smeared(),
+            reading: recognition.reading,
+            agrees,
+            doubtful,
+            on_lines: recognition.on_lines,
+            turned: recognition.turned,
+        };
+        let after = match track.identity {
+            Identity::Known(_) => reread_known(track, &mut self.known, &seen),
+            Identity::Reading(_) => {
                 let start = Instant::now();
-                let judged = judge_frames(evidence);
-                match &judged {
-                    Some(j) if j.solution.is_some() => track.agreed = None,
-                    // Judged without a solution: what every solution agrees on still holds.
-                    Some(_) => {}
-                    None => {
-                        let agreed = agreed_digits(evidence);
-                        let unsettled = doubtful || !agrees;
-                        self.next_id += track.agree(agreed, &reading, self.next_id, unsettled);
-                    }
-                }
-                if let Some(judged) = judged {
-                    let known = Arc::new(Known::new(self.next_id, judged));
-                    self.next_id += 1;
-                    tracing::debug!(id = known.id, status = ?known.status, clues = %known.clues, "puzzle read");
-                    if known.solution.is_some() {
-                        self.known.push(known.clone());
-                    }
-                    (track.entries, track.wrong) = entries_seen_in(&reading, &known, None);
-                    track.identity = Identity::Known(known);
-                    track.since_check = 0;
-                    // Drawn at once where this reading's lines agree with the track; where
-                    // they moved it, once the next reading's agree. Lines followed from an
-                    // outline a cell off at a corner (its border washed out, or hidden by a
-                    // finger) come back only part of the way on each reading
-                    // (thumb:image13, NOISE_SEED=28: a corner moved 0.15 cell a reading, and
-                    // the grid was drawn 9% of its side off for 15 frames).
-                    track.confirmed = !doubtful && agrees;
+                let after =
+                    take_new_reading(track, &mut self.known, &mut self.next_id, &seen, way_up);
+                if after == AfterReading::Judged {
                     times.solve = Some(start.elapsed());
                 }
+                after
             }
+        };
+        if after == AfterReading::LetGo {
+            self.track = None;
         }
         Ok(())
     }
+}
+
+/// One reading of a tracked grid, and how it sits with the track.
+struct Seen {
+    reading: GridReading,
+    /// Its lines agree with the track (see [`Track::take_lines`]).
+    agrees: bool,
+    /// Its lines are doubtful (something over the grid, see [`Track::take_lines`]).
+    doubtful: bool,
+    /// Read where the printed lines were followed to cross, at some corners.
+    on_lines: bool,
+    /// Read turned from the track's corners.
+    turned: bool,
+    /// Cut by the track's corners alone on a smeared frame (its lines not followed).
+    cut_blind: bool,
+}
+
+/// What a reading leaves of the track.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AfterReading {
+    /// The track goes on.
+    Kept,
+    /// The track goes on, its puzzle just judged (the time spent judging it is counted).
+    Judged,
+    /// The track is let go: another puzzle is in view, or the readings never add up.
+    LetGo,
+}
+
+/// Whether the tracked grid at `quad` is read on this frame (`gray`), counting the frames
+/// since a known puzzle's last reading.
+fn due_for_reading(track: &mut Track, quad: &Quad, gray: &Mat) -> bool {
+    if let Identity::Known(known) = &track.identity {
+        track.since_check += 1;
+        // A confirming reading is taken at once, and so is one of a puzzle judged without a
+        // solution (it is provisional: a thumb that hid a clue may have let go) and one that
+        // sets the anchor again on a steadier frame than it was set on, and one of a grid
+        // the print check found off (read from the frame's outline, see
+        // `outline_to_read_from`); a routine one waits for a steady grid.
+        let due = !track.confirmed
+            || known.solution.is_none()
+            || track.print_check.found_off()
+            || steadier_than_anchor(track, quad)
+            || (track.since_check >= RECHECK_EVERY && moving(track, quad) <= STEADY_FOR_CHECK);
+        if !due {
+            return false;
+        }
+    }
+    // Cells cut off by the frame's edge would be read as empty; and a grid not known yet
+    // may have been outlined where the frame's edge cuts it.
+    match track.identity {
+        Identity::Known(_) => inside_frame(quad, gray),
+        Identity::Reading(_) => whole_in_view(quad, gray, track.ink),
+    }
+}
+
+/// The frame's own outline of the grid tracked at `quad`, when the grid is to be read from it
+/// rather than from the track's corners.
+///
+/// A track anchored while the grid moved (or smeared) is read, once steadier, from the
+/// frame's own outline, as a photo is; and so is a solved one the print check found off,
+/// whose lines, followed from its own corners, would only put it back where it is: on
+/// `01_20` bowed half a cell, one reading's lines put a corner half a cell in along a
+/// shadowed border, the next ones agreed from there, and the grid, withheld, was never
+/// drawn again (`cargo bench --bench curved -- --bowed 0.5`, noise 3: 2 -> 163 frames).
+fn outline_to_read_from(
+    track: &Track,
+    quad: &Quad,
+    frame_outline: &mut FrameOutline,
+    times: &mut VisionTimes,
+) -> Result<Option<Quad>> {
+    let near = if track.anchor_motion.is_infinite() || steadier_than_anchor(track, quad) {
+        ANCHOR_AGAIN_CELLS
+    } else if matches!(track.identity, Identity::Known(_)) && track.print_check.found_off() {
+        OFF_PRINT_CELLS
+    } else {
+        return Ok(None);
+    };
+    let found = frame_outline.found(times)?;
+    Ok(outline_near(
+        found.filter(|d| frame_outline.whole(d)),
+        quad,
+        near,
+    ))
+}
+
+/// Which way up a reading of a grid not yet read as a puzzle is taken.
+enum WayUp {
+    /// As read: added to the readings so far.
+    AsRead,
+    /// Turned: the readings so far, turned, with this one (see [`Track::turned_taken`]).
+    Turned(Box<Evidence>),
+    /// Not at all: it reads more plausibly turned, but not surely.
+    NotTaken,
+}
+
+/// Which way up `recognition` of the grid tracked at `quad` is taken (a known puzzle's is
+/// settled), taking its turned reading where it offers one that the readings turned alike
+/// add up with.
+///
+/// A blurred frame (the page still sliding in) can read more plausibly turned than the
+/// right way up, and the readings of a grid named turned never add up (handheld:01_08
+/// was read so for 6 frames): a grid not yet read as a puzzle is turned by a sure
+/// reading, as a page held sideways gives on a sharp frame, or by readings turned alike
+/// that add up to a puzzle. A smeared frame's turned reading only so, and meanwhile its
+/// upright one counts as any other: a page sideways sliding in was read only once it
+/// stopped, 11 frames after the same page upright.
+fn which_way_up(track: &mut Track, quad: &Quad, recognition: &mut Recognition) -> WayUp {
+    if matches!(track.identity, Identity::Known(_)) {
+        return WayUp::AsRead;
+    }
+    let way_up = if let Some(turned) = recognition.turned_instead.take() {
+        match track.turned_taken(quad, &turned, false) {
+            Some(readings) => {
+                tracing::debug!("readings turned add up to a puzzle: it is turned");
+                *recognition = *turned;
+                WayUp::Turned(readings)
+            }
+            None => WayUp::AsRead,
+        }
+    } else if recognition.turned {
+        match track.turned_taken(quad, recognition, true) {
+            Some(readings) => WayUp::Turned(readings),
+            None => {
+                tracing::debug!("read more plausibly turned, but not surely: not taken");
+                return WayUp::NotTaken;
+            }
+        }
+    } else {
+        WayUp::AsRead
+    };
+    track.oriented |= matches!(way_up, WayUp::Turned(_));
+    way_up
+}
+
+/// Takes a reading of a puzzle the track knows already: it confirms the track, notes the
+/// entries written in, or says the puzzle was misread (withdrawn from `known_puzzles` on a
+/// second such reading) or replaced.
+fn reread_known(
+    track: &mut Track,
+    known_puzzles: &mut Vec<Arc<Known>>,
+    seen: &Seen,
+) -> AfterReading {
+    let Identity::Known(known) = &track.identity else {
+        return AfterReading::Kept;
+    };
+    let known = known.clone();
+    let reading = &seen.reading;
+    track.since_check = 0;
+    // A confirming reading must have its lines followed (a reading cut by the
+    // outline's corners puts the grid nowhere new) and show the puzzle: glare over
+    // image42 broke its outline, the grid was found again 0.9 cell off, and read
+    // there it confirmed itself.
+    let shows = still_shows(&known, reading);
+    let contradicted =
+        known.solution.is_some() && seen.agrees && seen.on_lines && contradicts(&known, reading);
+    track.confirmed |= seen.agrees && seen.on_lines && !seen.turned && shows && !contradicted;
+    if !seen.doubtful && shows {
+        let before = Some((track.entries, track.wrong));
+        (track.entries, track.wrong) = entries_seen_in(reading, &known, before);
+    }
+    if known.solution.is_none() {
+        // Unsolved: perhaps misread; read it again rather than hold on to that,
+        // still saying what it was judged until a new verdict.
+        let judged = LiveState::of(known.status);
+        track.read_again(reading, Some(judged));
+    } else if !seen.cut_blind && replaced(&known, reading) {
+        // Start afresh: the new puzzle's grid may not line up with the old one's.
+        tracing::debug!(id = known.id, "a different puzzle is in view");
+        return AfterReading::LetGo;
+    } else if contradicted && !track.doubted {
+        // Read where the grid is, a printed clue surely shows another digit: the
+        // puzzle may have been misread, or this one frame may be. Held back and read
+        // again at once: a handwritten 7 taken as printed read once as a 1 (p 0.91)
+        // on a frame of a heavily compressed video, and the right solution went for
+        // 56 frames while the grid was read afresh at a steep angle.
+        tracing::debug!(
+            id = known.id,
+            "a clue surely reads as another digit: held back"
+        );
+        track.doubted = true;
+        track.confirmed = false;
+    } else if contradicted {
+        // A second reading says so: the puzzle was misread. Withdrawn and read
+        // again, and not recognised again.
+        tracing::debug!(
+            id = known.id,
+            "a clue surely reads as another digit again: reading again"
+        );
+        known_puzzles.retain(|k| k.id != known.id);
+        track.read_again(reading, None);
+    }
+    AfterReading::Kept
+}
+
+/// Takes a reading of a grid not yet read as a puzzle: one of `known_puzzles` seen again, or
+/// added to the readings so far (which `way_up` may turn) and judged; a puzzle judged is
+/// numbered from `next_id`, and kept in `known_puzzles` when solved.
+fn take_new_reading(
+    track: &mut Track,
+    known_puzzles: &mut Vec<Arc<Known>>,
+    next_id: &mut u64,
+    seen: &Seen,
+    way_up: WayUp,
+) -> AfterReading {
+    let reading = &seen.reading;
+    if let Some(known) = known_puzzles.iter().find(|k| same_puzzle(k, reading)) {
+        tracing::debug!(id = known.id, "puzzle seen before");
+        (track.entries, track.wrong) = entries_seen_in(reading, known, None);
+        track.identity = Identity::Known(known.clone());
+        // One reading's corners: drawn once the next reading agrees.
+        track.confirmed = false;
+        return AfterReading::Kept;
+    }
+    let Identity::Reading(evidence) = &mut track.identity else {
+        return AfterReading::Kept;
+    };
+    if evidence.frames() >= GIVE_UP_READING && track.agreed.is_none() {
+        // Readings that never add up to a puzzle: the grid may have been found a
+        // cell off (a fully filled grid found while partly out of view looks like
+        // a grid shifted by a column). Find it afresh. Not while they agree on
+        // digits (a finger over a needed clue): a grid a column off never does.
+        tracing::debug!(
+            frames = evidence.frames(),
+            "no puzzle in the readings; searching again"
+        );
+        return AfterReading::LetGo;
+    }
+    match way_up {
+        // The readings so far were of the grid another way up.
+        WayUp::Turned(turned) => *evidence = turned,
+        _ => evidence.add(reading),
+    }
+    let judged = judge_frames(evidence);
+    match &judged {
+        Some(j) if j.solution.is_some() => track.agreed = None,
+        // Judged without a solution: what every solution agrees on still holds.
+        Some(_) => {}
+        None => {
+            let agreed = agreed_digits(evidence);
+            let unsettled = seen.doubtful || !seen.agrees;
+            *next_id += track.agree(agreed, reading, *next_id, unsettled);
+        }
+    }
+    let Some(judged) = judged else {
+        return AfterReading::Kept;
+    };
+    let known = Arc::new(Known::new(*next_id, judged));
+    *next_id += 1;
+    tracing::debug!(id = known.id, status = ?known.status, clues = %known.clues, "puzzle read");
+    if known.solution.is_some() {
+        known_puzzles.push(known.clone());
+    }
+    (track.entries, track.wrong) = entries_seen_in(reading, &known, None);
+    track.identity = Identity::Known(known);
+    track.since_check = 0;
+    // Drawn at once where this reading's lines agree with the track; where
+    // they moved it, once the next reading's agree. Lines followed from an
+    // outline a cell off at a corner (its border washed out, or hidden by a
+    // finger) come back only part of the way on each reading
+    // (thumb:image13, NOISE_SEED=28: a corner moved 0.15 cell a reading, and
+    // the grid was drawn 9% of its side off for 15 frames).
+    track.confirmed = !seen.doubtful && seen.agrees;
+    AfterReading::Judged
 }
 
 /// The bend of a track that `slipped` (where it was, how its paper bent) for the grid `found`
