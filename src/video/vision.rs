@@ -349,6 +349,9 @@ impl Vision {
         })
     }
 
+    /// Follows the tracked grid from the last frame to `current` by the flow, aligned to the
+    /// anchor taken on the printed grid; a grid just found is looked for again first (see
+    /// [`second_look`]). The track is let go when the grid is lost or slipped off the print.
     fn follow(
         &mut self,
         current: &TrackFrame,
@@ -360,37 +363,13 @@ impl Vision {
             return Ok(());
         };
         if track.motion.is_none() {
-            // Just found: how fast the grid moves is not known yet, and flow on a repeating
-            // grid can't tell a fast move from a slow one to the neighbouring cell. Detect once
-            // more and take the motion from the two detections.
-            let found = outline.found(times)?.filter(|d| outline.whole(d));
-            // Detection orders corners by the picture, the track by the puzzle (it may be turned).
-            let tracked = track::quad_of(&track.image_from_grid);
-            let cell = tracked.mean_side() / 9.0;
-            if let Some(found) = found
-                && clearer_in_another_shape(track, &found, &tracked, outline.gray)?
-            {
-                tracing::debug!(
-                    found = found.score,
-                    before = track.found_score,
-                    "found again more clearly in another shape: starting from there"
-                );
-                self.track = Track::start(current, &found)?;
-                return Ok(());
-            }
-            let again = found.map(|d| d.quad.turned_like(&tracked));
-            if let Some(found) = again
-                .filter(|q| q.max_corner_distance(&tracked) < 0.25 * q.sides()[0])
-                .and_then(|q| moved_like(&tracked, &q, cell))
-                && let Some(h) = Homography::from_quads(&Quad::UNIT, &found)
-            {
-                track.motion = track.image_from_grid.inverse().map(|g| h.after(&g));
-                track.image_from_grid = h;
-                // Not drawn where this outline puts the grid: found on a smeared frame (the
-                // page sliding in) it can lie 4-5% of the side off (`image21`). The next frame
-                // is followed and aligned to the anchor as any other.
-                track.unanchored_for = DRAW_UNANCHORED + 1;
-                return Ok(());
+            match second_look(track, outline, times)? {
+                SecondLook::Clearer(found) => {
+                    self.track = Track::start(current, &found)?;
+                    return Ok(());
+                }
+                SecondLook::Moved => return Ok(()),
+                SecondLook::Nothing => {}
             }
         }
         let start = Instant::now();
@@ -409,29 +388,12 @@ impl Vision {
             None => Alignment::Unsure,
         };
         times.track = Some(start.elapsed());
-        let image_from_grid = match alignment {
-            Alignment::Anchored(a) => {
-                tracing::trace!(inliers = a.inliers, "aligned to the anchor");
-                track.unanchored_for = 0;
-                let (was, aligned) = (
-                    track::quad_of(&tracked.image_from_grid),
-                    track::quad_of(&a.image_from_grid),
-                );
-                track.correction = aligned.max_corner_distance(&was) / aligned.mean_side();
-                a.image_from_grid
-            }
-            Alignment::Unsure => {
-                track.unanchored_for += 1;
-                track.correction = 0.0;
-                tracked.image_from_grid
-            }
-            Alignment::Slipped => {
-                tracing::debug!("the track slipped off the printed grid; searching again");
-                let quad = track::quad_of(&track.image_from_grid);
-                self.slipped = track.bend.map(|bend| (quad, bend));
-                self.track = None;
-                return Ok(());
-            }
+        let Some(image_from_grid) = aligned(track, alignment, tracked.image_from_grid) else {
+            tracing::debug!("the track slipped off the printed grid; searching again");
+            let quad = track::quad_of(&track.image_from_grid);
+            self.slipped = track.bend.map(|bend| (quad, bend));
+            self.track = None;
+            return Ok(());
         };
         track.motion = track
             .image_from_grid
@@ -927,6 +889,75 @@ fn take_new_reading(
     // the grid was drawn 9% of its side off for 15 frames).
     track.confirmed = !seen.doubtful && seen.agrees;
     AfterReading::Judged
+}
+
+/// What a second look at a grid just found (its motion not known yet) found.
+enum SecondLook {
+    /// The grid, more clearly in another shape: to be followed from there.
+    Clearer(Detection),
+    /// The grid, moved: the track moved with it, its motion taken from the two detections.
+    Moved,
+    /// Nothing to go by: the grid is followed by the flow.
+    Nothing,
+}
+
+/// Looks for a grid just found (`track`, its motion not known yet) again on this frame: how fast
+/// the grid moves is not known yet, and flow on a repeating grid can't tell a fast move from
+/// a slow one to the neighbouring cell, so the motion is taken from two detections.
+fn second_look(
+    track: &mut Track,
+    outline: &mut FrameOutline,
+    times: &mut VisionTimes,
+) -> Result<SecondLook> {
+    let found = outline.found(times)?.filter(|d| outline.whole(d));
+    // Detection orders corners by the picture, the track by the puzzle (it may be turned).
+    let tracked = track::quad_of(&track.image_from_grid);
+    let cell = tracked.mean_side() / 9.0;
+    if let Some(found) = found
+        && clearer_in_another_shape(track, &found, &tracked, outline.gray)?
+    {
+        tracing::debug!(
+            found = found.score,
+            before = track.found_score,
+            "found again more clearly in another shape: starting from there"
+        );
+        return Ok(SecondLook::Clearer(found));
+    }
+    let again = found.map(|d| d.quad.turned_like(&tracked));
+    if let Some(found) = again
+        .filter(|q| q.max_corner_distance(&tracked) < 0.25 * q.sides()[0])
+        .and_then(|q| moved_like(&tracked, &q, cell))
+        && let Some(h) = Homography::from_quads(&Quad::UNIT, &found)
+    {
+        track.motion = track.image_from_grid.inverse().map(|g| h.after(&g));
+        track.image_from_grid = h;
+        // Not drawn where this outline puts the grid: found on a smeared frame (the
+        // page sliding in) it can lie 4-5% of the side off (`image21`). The next frame
+        // is followed and aligned to the anchor as any other.
+        track.unanchored_for = DRAW_UNANCHORED + 1;
+        return Ok(SecondLook::Moved);
+    }
+    Ok(SecondLook::Nothing)
+}
+
+/// Where the grid the flow followed to `tracked` is, once `alignment` to the anchor says how
+/// far that is from the printed grid (noted in `track`); None when the track slipped off it.
+fn aligned(track: &mut Track, alignment: Alignment, tracked: Homography) -> Option<Homography> {
+    match alignment {
+        Alignment::Anchored(a) => {
+            tracing::trace!(inliers = a.inliers, "aligned to the anchor");
+            track.unanchored_for = 0;
+            let (was, aligned) = (track::quad_of(&tracked), track::quad_of(&a.image_from_grid));
+            track.correction = aligned.max_corner_distance(&was) / aligned.mean_side();
+            Some(a.image_from_grid)
+        }
+        Alignment::Unsure => {
+            track.unanchored_for += 1;
+            track.correction = 0.0;
+            Some(tracked)
+        }
+        Alignment::Slipped => None,
+    }
 }
 
 /// The bend of a track that `slipped` (where it was, how its paper bent) for the grid `found`
