@@ -283,29 +283,7 @@ impl Track {
                 if moved_far {
                     self.print_check.hold_until_on();
                 }
-                // Lines followed across a smear, or beside a finger, may bend where the paper
-                // does not: the bend read before stays. Where lines are hidden only beside a few
-                // cells (handwriting across a line, the border's ends on bowed paper) and the
-                // reading's corners lie where the track has them, the crossings away from those
-                // cells say how the paper bends, and are taken when no bend was read before, or
-                // when this reading's cells dispute it: on a page bowed half a cell, written
-                // over across a box line in two cells, every reading was "covered" and no bend
-                // was taken, the grid withheld all along as drawn by its corners 0.8 of a cell
-                // off its cells; on another, the bend of one early reading stood 0.27 of a cell
-                // from every later one's, and the grid was never drawn. Beside a finger, such a
-                // bend let a grid whose corner the lines had put 0.35 of a cell off past the
-                // print check: none is taken with something broad over the paper.
-                if !recognition.reading.smeared() {
-                    if !covered {
-                        self.bend = recognition.bend;
-                    } else if (self.bend.is_none() || !cells_agree)
-                        && agrees
-                        && !under_something(recognition)
-                        && let Some(bend) = bend_away_from_hidden(recognition)
-                    {
-                        self.bend = Some(bend);
-                    }
-                }
+                self.take_bend(recognition, covered, agrees, cells_agree);
             }
         }
         // A grid never yet placed on its printed lines is where the outline search and the flow
@@ -314,6 +292,40 @@ impl Track {
         // sliding in at 5% of its side a frame was first drawn 4.2% off so).
         let settles = self.confirmed || self.on_lines || !recognition.reading.smeared();
         Ok((agrees && cells_agree && settles, doubtful))
+    }
+
+    /// Takes the bend of `recognition`, whose lines placed the track.
+    ///
+    /// Lines followed across a smear, or beside a finger, may bend where the paper does not: the
+    /// bend read before stays. Where lines are hidden only beside a few cells (`covered`:
+    /// handwriting across a line, the border's ends on bowed paper) and the reading's corners
+    /// lie where the track has them (`agrees`), the crossings away from those cells say how the
+    /// paper bends, and are taken when no bend was read before, or when this reading's cells
+    /// dispute it (not `cells_agree`): on a page bowed half a cell, written over across a box
+    /// line in two cells, every reading was "covered" and no bend was taken, the grid withheld
+    /// all along as drawn by its corners 0.8 of a cell off its cells; on another, the bend of
+    /// one early reading stood 0.27 of a cell from every later one's, and the grid was never
+    /// drawn. Beside a finger, such a bend let a grid whose corner the lines had put 0.35 of a
+    /// cell off past the print check: none is taken with something broad over the paper.
+    fn take_bend(
+        &mut self,
+        recognition: &Recognition,
+        covered: bool,
+        agrees: bool,
+        cells_agree: bool,
+    ) {
+        if recognition.reading.smeared() {
+            return;
+        }
+        if !covered {
+            self.bend = recognition.bend;
+        } else if (self.bend.is_none() || !cells_agree)
+            && agrees
+            && !under_something(recognition)
+            && let Some(bend) = bend_away_from_hidden(recognition)
+        {
+            self.bend = Some(bend);
+        }
     }
 
     /// Whether the cells `recognition` read lie where the track (at `quad`, bent as it is)
