@@ -412,6 +412,9 @@ const RUN_ON_FROM: f64 = 0.25;
 const RUNS_ON_DARK: f64 = 0.5;
 /// ...at this share of the points looked at.
 const RUNS_ON_ALONG: f64 = 0.85;
+/// The least darkness (gray levels below the paper) a line must show before the corner to be
+/// looked for beyond it.
+const RUN_ON_LINE_SHOWS: f64 = 20.0;
 
 /// Whether the printed line along the side from `corner` towards `other` runs on beyond
 /// `corner` ([`RUN_ON_CELLS`]), as dark as before it ([`RUNS_ON_DARK`]): `cell` is the
@@ -447,8 +450,9 @@ fn line_runs_on(view: &GrayView, corner: [f64; 2], other: [f64; 2], cell: f64) -
         let paper = at(along, darkest.1 - 0.5 * cell)?.max(at(along, darkest.1 + 0.5 * cell)?);
         Some(((paper - darkest.0).max(0.0), darkest.1))
     };
-    // Followed from RUN_ON_CELLS before the corner to as far beyond it, a little across at
-    // each step but where it crosses the line at the corner (all dark there).
+    // Followed from RUN_ON_CELLS before the corner (found there within 0.3 of a cell of the
+    // side) to as far beyond it, up to 0.06 of a cell across at each step but where it crosses
+    // the line at the corner (all dark there), never more than half a cell off the side.
     let steps = (RUN_ON_CELLS / RUN_ON_STEP).round() as i32;
     let Some((_, mut across)) = darkness(-RUN_ON_CELLS * cell, 0.0, 0.3 * cell) else {
         return false;
@@ -473,7 +477,7 @@ fn line_runs_on(view: &GrayView, corner: [f64; 2], other: [f64; 2], cell: f64) -
     }
     let line = before.iter().sum::<f64>() / before.len() as f64;
     let dark_beyond = beyond.iter().filter(|&&d| d >= RUNS_ON_DARK * line).count();
-    line >= 20.0 && dark_beyond as f64 >= RUNS_ON_ALONG * beyond.len() as f64
+    line >= RUN_ON_LINE_SHOWS && dark_beyond as f64 >= RUNS_ON_ALONG * beyond.len() as f64
 }
 
 /// The masks [`find_dark_grid`] outlines shapes in, in turn.
