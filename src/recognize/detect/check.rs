@@ -453,7 +453,8 @@ impl Masks {
             Look::Only => faint_cell_lines <= 2 || (cells >= 0.12 && middles_shown <= 0.07),
         };
         // A video frame's grid with its cell lines printed pale must also be a frame not
-        // smeared and show every box line whole: a blurred or glared one may be outlined wrong, then followed.
+        // smeared and show every box line whole: a blurred or glared one may be outlined
+        // wrong, then followed.
         // (Pale lines out of focus, or an app's 1 px lines in a phone's screen recording at
         // 1080x1920, which fade inside its highlighted row, column and box: 1-2 faint, the
         // cell lines 0.62 each way, every box line whole, the middles 0.0.)

@@ -393,12 +393,12 @@ fn box_of_a_larger_grid(work: &Mat, view: &GrayView, quad: &Quad) -> Result<bool
 /// [`RUN_ON_CELLS`]: a 3x3 box of a larger grid has the grid's lines run on past three or four
 /// of its corners, a grid has paper beyond its own.
 fn corners_with_lines_running_on(view: &GrayView, quad: &Quad) -> usize {
+    let cell = quad.mean_side() / 9.0;
     (0..4)
         .filter(|&i| {
-            let corner = quad.0[i];
             [quad.0[(i + 3) % 4], quad.0[(i + 1) % 4]]
                 .into_iter()
-                .any(|other| line_runs_on(view, corner, other, quad.mean_side() / 9.0))
+                .any(|other| line_runs_on(view, quad.0[i], other, cell))
         })
         .count()
 }
