@@ -186,6 +186,9 @@ pub struct Anchor {
     reference: Mat,
     points: Vector<Point2f>,
     ink: [f64; 81],
+    /// Cells a glare spot washed out or ringed when the reference was taken: their ink says
+    /// nothing (see [`washed_out_cells`]).
+    washed: [bool; 81],
     /// Whether the ink is darker than the paper (else lighter: a dark-mode screen).
     dark_ink: bool,
 }
@@ -268,6 +271,7 @@ impl Anchor {
             reference: reference.picture,
             points,
             ink,
+            washed: reference.washed,
             dark_ink,
         }))
     }
@@ -340,8 +344,11 @@ impl Anchor {
     /// where the track has it.
     fn slipped(&self, current: &Rectified) -> Result<bool> {
         let ink = cell_ink(&cell_levels(&current.picture)?, self.dark_ink);
-        let visible: Vec<bool> = (0..81).map(|i| current.sees_cell(i)).collect();
-        let at = |dx: i32, dy: i32| correlation(&self.ink, &ink, &visible, dx, dy);
+        let usable: [bool; 81] =
+            std::array::from_fn(|i| current.sees_cell(i) && !current.washed[i]);
+        let reference_usable = self.washed.map(|w| !w);
+        let at =
+            |dx: i32, dy: i32| correlation((&self.ink, &reference_usable), (&ink, &usable), dx, dy);
         let here = at(0, 0);
         let Some(here) = here else { return Ok(false) };
         let best_elsewhere = [
@@ -372,6 +379,8 @@ impl Anchor {
 /// A frame rectified into the anchor's picture, and where the frame covers it.
 struct Rectified {
     picture: Mat,
+    /// Cells a glare spot washes out or rings in the picture.
+    washed: [bool; 81],
     /// Where the frame is, seen from the reference picture: which of its pixels it covers.
     image_from_anchor: Homography,
     frame_size: (f64, f64),
@@ -489,10 +498,77 @@ fn rectified_for_anchor(
         return Ok(None);
     };
     Ok(Some(Rectified {
+        washed: washed_out_cells(&picture)?,
         picture: normalised(&picture)?,
         image_from_anchor,
         frame_size: (gray.cols() as f64, gray.rows() as f64),
     }))
+}
+
+/// Of the paper's level towards white, how far a glare spot lies: near-saturated, well above
+/// any lit paper the median cell shows.
+const GLARE_TOWARDS_WHITE: f64 = 0.5;
+/// A glare spot's least level: a page lit unevenly shows paper this light, no glare.
+const GLARE_LEAST: f64 = 220.0;
+/// A glare spot is wider than this share of a cell: a digit's stroke is not.
+const GLARE_WIDER_THAN: f64 = 0.4;
+/// Share of the normalising window ([`normalised`]) a glare spot must fill to ring a cell.
+const GLARE_RINGS: f64 = 0.02;
+
+/// Cells a glare spot washes out or rings, in the picture before [`normalised`]: taking the
+/// local mean off leaves a dark ring a cell wide around anything much lighter than the paper,
+/// darker than any digit, and it moves with the light, not the paper. Counted as ink, a spot
+/// drifting a cell over the page matched the reference better a cell over (`glare:01_01`, a
+/// page filled in by hand: the track dropped as slipped seven times; right after lock 84.4 ->
+/// 91.2%). A spot is broader than a digit's stroke: the light digits of a dark-mode screen are
+/// as light, and are left out by their width.
+fn washed_out_cells(picture: &Mat) -> Result<[bool; 81]> {
+    let paper = typical_level(&cell_levels(picture)?);
+    let glare = (paper + GLARE_TOWARDS_WHITE * (255.0 - paper)).max(GLARE_LEAST);
+    let mut light = Mat::default();
+    imgproc::threshold(picture, &mut light, glare, 255.0, imgproc::THRESH_BINARY)?;
+    let stroke = (GLARE_WIDER_THAN * ANCHOR_CELL) as i32 | 1;
+    let kernel =
+        Mat::new_rows_cols_with_default(stroke, stroke, opencv::core::CV_8U, Scalar::all(1.0))?;
+    let mut spot = Mat::default();
+    imgproc::erode(
+        &light,
+        &mut spot,
+        &kernel,
+        Point::new(-1, -1),
+        1,
+        opencv::core::BORDER_CONSTANT,
+        Scalar::all(0.0),
+    )?;
+    if opencv::core::count_non_zero(&spot)? == 0 {
+        return Ok([false; 81]);
+    }
+    let k = (2.0 * ANCHOR_CELL) as i32 | 1;
+    let mut near = Mat::default();
+    imgproc::blur(
+        &spot,
+        &mut near,
+        Size::new(k, k),
+        Point::new(-1, -1),
+        opencv::core::BORDER_CONSTANT,
+    )?;
+    let inner = (0.6 * ANCHOR_CELL) as i32;
+    let mut washed = [false; 81];
+    for (cell, w) in washed.iter_mut().enumerate() {
+        let [x, y] = anchor_cell_centre(cell);
+        let rect = Rect::new(x as i32 - inner / 2, y as i32 - inner / 2, inner, inner);
+        let mut most = 0.0;
+        opencv::core::min_max_loc(
+            &Mat::roi(&near, rect)?,
+            None,
+            Some(&mut most),
+            None,
+            None,
+            &no_array(),
+        )?;
+        *w = most >= GLARE_RINGS * 255.0;
+    }
+    Ok(washed)
 }
 
 /// The picture minus its local mean, scaled by its spread, as 8 bits around 128.
@@ -575,11 +651,11 @@ fn cell_ink(levels: &[f64; 81], dark_ink: bool) -> [f64; 81] {
 }
 
 /// Correlation of the reference ink with the current ink shifted by (dx, dy) cells, over the
-/// cells seen in both; None when too few are seen or the reference has no contrast there.
+/// pairs of cells usable in both (the current cell seen, neither washed out by glare); None
+/// when too few are or the reference has no contrast there.
 fn correlation(
-    reference: &[f64; 81],
-    current: &[f64; 81],
-    visible: &[bool],
+    (reference, reference_usable): (&[f64; 81], &[bool; 81]),
+    (current, current_usable): (&[f64; 81], &[bool; 81]),
     dx: i32,
     dy: i32,
 ) -> Option<f64> {
@@ -591,7 +667,7 @@ fn correlation(
                 continue;
             }
             let (a, b) = ((row * 9 + col) as usize, (r2 * 9 + c2) as usize);
-            if visible[b] {
+            if reference_usable[a] && current_usable[b] {
                 pairs.push((reference[a], current[b]));
             }
         }
@@ -782,11 +858,117 @@ mod tests {
         }
         let current = cell_ink(&glared, true);
         assert_eq!(current[21], 0.0);
-        let visible = [true; 81];
-        let here = correlation(&reference, &current, &visible, 0, 0).unwrap();
+        let all = [true; 81];
+        let at = |dx, dy| correlation((&reference, &all), (&current, &all), dx, dy).unwrap();
+        let here = at(0, 0);
         for (dx, dy) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
-            let there = correlation(&reference, &current, &visible, dx, dy).unwrap();
+            let there = at(dx, dy);
             assert!(there < here, "({dx}, {dy}): {there} vs here {here}");
         }
+    }
+
+    /// The anchor's picture of a dim page filled in by hand (paper 110, lines 50, faint digits
+    /// 95) under a glare spot (white, over a cell across, fading out over 2.5) on cell `glare`.
+    fn page_picture(glare: usize) -> Mat {
+        let side = anchor_side();
+        let margin = (ANCHOR_MARGIN * ANCHOR_CELL) as i32;
+        let cell = ANCHOR_CELL as i32;
+        let mut picture =
+            Mat::new_rows_cols_with_default(side, side, opencv::core::CV_8U, Scalar::all(110.0))
+                .unwrap();
+        for i in 0..10 {
+            let at = margin + i * cell;
+            let (a, b) = (Point::new(at, margin), Point::new(at, side - margin));
+            imgproc::line(&mut picture, a, b, Scalar::all(50.0), 1, imgproc::LINE_8, 0).unwrap();
+            let (a, b) = (Point::new(margin, at), Point::new(side - margin, at));
+            imgproc::line(&mut picture, a, b, Scalar::all(50.0), 1, imgproc::LINE_8, 0).unwrap();
+        }
+        // Filled in by hand: a faint digit in every cell, thicker in some.
+        for d in 0..81 {
+            let [x, y] = anchor_cell_centre(d);
+            let width = if DIGITS.contains(&d) { 4 } else { 2 };
+            let stroke = Rect::new(x as i32 - 2, y as i32 - 5, width, 10);
+            imgproc::rectangle(
+                &mut picture,
+                stroke,
+                Scalar::all(95.0),
+                -1,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
+        }
+        let [x, y] = anchor_cell_centre(glare);
+        for r in (10..=20).rev() {
+            let level = 110.0 + 145.0 * (20 - r) as f64 / 10.0;
+            let centre = Point::new(x as i32, y as i32);
+            imgproc::circle(
+                &mut picture,
+                centre,
+                r,
+                Scalar::all(level),
+                -1,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
+        }
+        picture
+    }
+
+    /// Whether the anchor taken with the glare on cell `before` finds the track slipped with
+    /// the glare moved to `after` and the page still (washed-out cells left out, or not).
+    fn slipped_under_moving_glare(before: usize, after: usize, washing: bool) -> bool {
+        let rectified = |raw: Mat| Rectified {
+            washed: if washing {
+                washed_out_cells(&raw).unwrap()
+            } else {
+                [false; 81]
+            },
+            picture: normalised(&raw).unwrap(),
+            image_from_anchor: Homography::translation(0.0, 0.0),
+            frame_size: (1e4, 1e4),
+        };
+        let reference = rectified(page_picture(before));
+        let levels = cell_levels(&reference.picture).unwrap();
+        let anchor = Anchor {
+            ink: cell_ink(&levels, is_dark_ink(&levels)),
+            dark_ink: is_dark_ink(&levels),
+            washed: reference.washed,
+            reference: reference.picture,
+            points: Vector::new(),
+        };
+        anchor.slipped(&rectified(page_picture(after))).unwrap()
+    }
+
+    #[test]
+    fn a_glare_spot_drifting_a_cell_over_the_page_is_no_slip() {
+        let washed = washed_out_cells(&page_picture(40)).unwrap();
+        // The spot's cell and the ring around it, none two cells away.
+        assert!(
+            [30, 31, 32, 39, 40, 41, 48, 49, 50]
+                .iter()
+                .all(|&c| washed[c])
+        );
+        assert!(washed.iter().filter(|&&w| w).count() <= 25);
+        assert!(!washed[20] && !washed[60] && !washed[0]);
+        // The light digits of a dark-mode screen are no glare.
+        let side = anchor_side();
+        let mut screen =
+            Mat::new_rows_cols_with_default(side, side, opencv::core::CV_8U, Scalar::all(30.0))
+                .unwrap();
+        for &d in &DIGITS {
+            let [x, y] = anchor_cell_centre(d);
+            let stroke = Rect::new(x as i32 - 2, y as i32 - 5, 4, 10);
+            imgproc::rectangle(&mut screen, stroke, Scalar::all(235.0), -1, imgproc::LINE_8, 0)
+                .unwrap();
+        }
+        assert_eq!(washed_out_cells(&screen).unwrap(), [false; 81]);
+        // The ring the local mean leaves around the spot is darker than any digit: counted
+        // as ink, it follows the light a cell over.
+        let (before, after) = (40, 41);
+        assert!(slipped_under_moving_glare(before, after, false));
+        assert!(!slipped_under_moving_glare(before, after, true));
+        assert!(!slipped_under_moving_glare(30, 39, true));
     }
 }
