@@ -11,6 +11,24 @@ pub fn gray_of(bgr: &Mat) -> opencv::Result<Mat> {
     Ok(gray)
 }
 
+/// Of the paper's level towards white, how far glare (a lamp's reflection) lies.
+const GLARE_TOWARDS_WHITE: f64 = 0.5;
+/// Glare's least level: a page half in a lamp's light shows its lit part about this light, and
+/// its print there (a page of `kubiesa/02_04_iphone_14_0`, its lit paper at 220-235, was
+/// withheld when taken for glare).
+const GLARE_LEAST: f64 = 240.0;
+
+/// The level from which a picture of paper at level `paper` is washed out by glare: half-way
+/// from the paper to white, and at least [`GLARE_LEAST`].
+///
+/// ```
+/// assert_eq!(sudoku_ar::raster::glare_level(100.0), 240.0);
+/// assert_eq!(sudoku_ar::raster::glare_level(235.0), 245.0);
+/// ```
+pub fn glare_level(paper: f64) -> f64 {
+    (paper + GLARE_TOWARDS_WHITE * (255.0 - paper)).max(GLARE_LEAST)
+}
+
 /// `image` after the morphological operation `op` (`imgproc::MORPH_OPEN`, `MORPH_BLACKHAT`...)
 /// with a `side` x `side` element of `shape` (`imgproc::MORPH_RECT`, `MORPH_ELLIPSE`); beyond
 /// its edges the image is taken to go on as `border` says (`core::BORDER_REPLICATE`, or

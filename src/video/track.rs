@@ -14,6 +14,7 @@ use opencv::prelude::*;
 
 use crate::error::Result;
 use crate::geometry::{Homography, Quad};
+use crate::raster::{glare_level, morphed};
 
 /// Frames are tracked at most this wide or high: enough for sub-pixel flow on a grid that
 /// fills a fair part of the view, and a quarter of the work of 1080p.
@@ -505,17 +506,13 @@ fn rectified_for_anchor(
     }))
 }
 
-/// Of the paper's level towards white, how far a glare spot lies: near-saturated, well above
-/// any lit paper the median cell shows.
-const GLARE_TOWARDS_WHITE: f64 = 0.5;
-/// A glare spot's least level: a page lit unevenly shows paper this light, no glare.
-const GLARE_LEAST: f64 = 220.0;
 /// A glare spot is wider than this share of a cell: a digit's stroke is not.
 const GLARE_WIDER_THAN: f64 = 0.4;
 /// Share of the normalising window ([`normalised`]) a glare spot must fill to ring a cell.
 const GLARE_RINGS: f64 = 0.02;
 
-/// Cells a glare spot washes out or rings, in the picture before [`normalised`]: taking the
+/// Cells a glare spot ([`glare_level`]) washes out or rings, in the picture before
+/// [`normalised`]: taking the
 /// local mean off leaves a dark ring a cell wide around anything much lighter than the paper,
 /// darker than any digit, and it moves with the light, not the paper. Counted as ink, a spot
 /// drifting a cell over the page matched the reference better a cell over (`glare:01_01`, a
@@ -523,22 +520,16 @@ const GLARE_RINGS: f64 = 0.02;
 /// 91.2%). A spot is broader than a digit's stroke: the light digits of a dark-mode screen are
 /// as light, and are left out by their width.
 fn washed_out_cells(picture: &Mat) -> Result<[bool; 81]> {
-    let paper = typical_level(&cell_levels(picture)?);
-    let glare = (paper + GLARE_TOWARDS_WHITE * (255.0 - paper)).max(GLARE_LEAST);
+    let glare = glare_level(typical_level(&cell_levels(picture)?));
     let mut light = Mat::default();
     imgproc::threshold(picture, &mut light, glare, 255.0, imgproc::THRESH_BINARY)?;
     let stroke = (GLARE_WIDER_THAN * ANCHOR_CELL) as i32 | 1;
-    let kernel =
-        Mat::new_rows_cols_with_default(stroke, stroke, opencv::core::CV_8U, Scalar::all(1.0))?;
-    let mut spot = Mat::default();
-    imgproc::erode(
+    let spot = morphed(
         &light,
-        &mut spot,
-        &kernel,
-        Point::new(-1, -1),
-        1,
+        imgproc::MORPH_ERODE,
+        imgproc::MORPH_RECT,
+        stroke,
         opencv::core::BORDER_CONSTANT,
-        Scalar::all(0.0),
     )?;
     if opencv::core::count_non_zero(&spot)? == 0 {
         return Ok([false; 81]);
@@ -960,8 +951,15 @@ mod tests {
         for &d in &DIGITS {
             let [x, y] = anchor_cell_centre(d);
             let stroke = Rect::new(x as i32 - 2, y as i32 - 5, 4, 10);
-            imgproc::rectangle(&mut screen, stroke, Scalar::all(235.0), -1, imgproc::LINE_8, 0)
-                .unwrap();
+            imgproc::rectangle(
+                &mut screen,
+                stroke,
+                Scalar::all(235.0),
+                -1,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
         }
         assert_eq!(washed_out_cells(&screen).unwrap(), [false; 81]);
         // The ring the local mean leaves around the spot is darker than any digit: counted
