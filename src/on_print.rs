@@ -439,48 +439,83 @@ fn glare_under(gray: &GrayView, lattice: &Lattice) -> f64 {
     glare_level(levels[levels.len() / 2])
 }
 
-/// Whether the printed line lies on the drawn segment `(a, b)`, clearly beside it, or neither
-/// can be told: from the darkness at offsets across it, each the darkness most of the way along
-/// (all but [`LIGHT_ALLOWED`] samples), above the lightest offset's.
-fn look_along(gray: &GrayView, (a, b): (Point, Point), drawn: Drawn) -> Segment {
-    let cell = distance(a, b);
-    if cell < 4.0 {
-        return Segment::Unclear;
+/// A drawn segment and the band across it where its printed line is looked for.
+struct Across<'a> {
+    gray: &'a GrayView<'a>,
+    a: Point,
+    dir: Point,
+    normal: Point,
+    /// The segment's length: a cell.
+    cell: f64,
+    /// The points along the drawn line that are sampled.
+    along: [Point; ALONG],
+    /// The distance between two offsets across, in pixels, and how many samples stand for each.
+    step: f64,
+    within: usize,
+}
+
+impl<'a> Across<'a> {
+    /// The band across the segment `(a, b)`; None when it is too short to tell a line, or the
+    /// band reaches past the picture.
+    fn new(gray: &'a GrayView<'a>, (a, b): (Point, Point)) -> Option<Across<'a>> {
+        let cell = distance(a, b);
+        if cell < 4.0 {
+            return None;
+        }
+        let dir = [(b[0] - a[0]) / cell, (b[1] - a[1]) / cell];
+        let normal = [-dir[1], dir[0]];
+        // Each offset stands for a band a step wide across the drawn line, looked at no more
+        // than `FINEST` pixels apart: a thin printed line (3 px on a 1600 px photo whose cells
+        // are 90 px, 4.5 px a step) fell between two offsets where the drawn line crossed it at
+        // a slant, and a page drawn on its lines was withheld (`cargo bench --bench curved --
+        // --bowed-stills 0.5`).
+        let step = LOOK / STEPS as f64 * cell;
+        let mut across = Across {
+            gray,
+            a,
+            dir,
+            normal,
+            cell,
+            along: [[0.0; 2]; ALONG],
+            step,
+            within: (step / FINEST).ceil().max(1.0) as usize,
+        };
+        across.along =
+            std::array::from_fn(|j| across.point(0.1 + 0.8 * j as f64 / (ALONG - 1) as f64, 0.0));
+        // All samples lie within the corners of the looked-at parallelogram.
+        (across.shows(-LOOK) && across.shows(LOOK)).then_some(across)
     }
-    let dir = [(b[0] - a[0]) / cell, (b[1] - a[1]) / cell];
-    let normal = [-dir[1], dir[0]];
-    let point = |s: f64, t: f64| {
+
+    /// The point `s` of the way along the segment and `t` cells across it.
+    fn point(&self, s: f64, t: f64) -> Point {
+        let (a, dir, normal, cell) = (self.a, self.dir, self.normal, self.cell);
         [
             a[0] + (dir[0] * s + normal[0] * t) * cell,
             a[1] + (dir[1] * s + normal[1] * t) * cell,
         ]
-    };
-    // All samples lie within the corners of the looked-at parallelogram.
-    let corners = [(0.1, -LOOK), (0.1, LOOK), (0.9, -LOOK), (0.9, LOOK)];
-    if !corners.iter().all(|&(s, t)| gray.contains(point(s, t))) {
-        return Segment::Unclear;
     }
-    let along: [Point; ALONG] =
-        std::array::from_fn(|j| point(0.1 + 0.8 * j as f64 / (ALONG - 1) as f64, 0.0));
-    // Each offset stands for a band a step wide across the drawn line, looked at no more than
-    // `FINEST` pixels apart: a thin printed line (3 px on a 1600 px photo whose cells are 90 px,
-    // 4.5 px a step) fell between two offsets where the drawn line crossed it at a slant, and a
-    // page drawn on its lines was withheld (`cargo bench --bench curved -- --bowed-stills 0.5`).
-    let step = LOOK / STEPS as f64 * cell;
-    let within = (step / FINEST).ceil().max(1.0) as usize;
-    let band = |k: usize| {
-        let o = ((k as f64 + 0.5) / within as f64 - 0.5) * step;
-        [normal[0] * o, normal[1] * o]
-    };
-    // The darkness at `t` cells across: the (LIGHT_ALLOWED + 1)-th lightest sample along, which
-    // all but that many reach, each the darkest within its band.
-    let darkness_at = |t: f64| {
-        let (dx, dy) = (normal[0] * t * cell, normal[1] * t * cell);
+
+    /// Whether the picture holds the stretch `t` cells across the segment that is sampled.
+    fn shows(&self, t: f64) -> bool {
+        [0.1, 0.9]
+            .iter()
+            .all(|&s| self.gray.contains(self.point(s, t)))
+    }
+
+    /// The darkness at `t` cells across: the (LIGHT_ALLOWED + 1)-th lightest sample along,
+    /// which all but that many reach, each the darkest within its band.
+    fn darkness_at(&self, t: f64) -> f64 {
+        let normal = self.normal;
+        let (dx, dy) = (normal[0] * t * self.cell, normal[1] * t * self.cell);
+        let band = |k: usize| {
+            let o = ((k as f64 + 0.5) / self.within as f64 - 0.5) * self.step;
+            [normal[0] * o, normal[1] * o]
+        };
         let mut lightest = [f64::INFINITY; LIGHT_ALLOWED + 1];
-        for &[x, y] in &along {
-            let lightest_in_band = (0..within)
+        for &[x, y] in &self.along {
+            let lightest_in_band = (0..self.within)
                 .map(band)
-                .map(|[bx, by]| gray.sample(x + dx + bx, y + dy + by))
+                .map(|[bx, by]| self.gray.sample(x + dx + bx, y + dy + by))
                 .fold(f64::INFINITY, f64::min);
             let mut dark = 255.0 - lightest_in_band;
             for slot in lightest.iter_mut() {
@@ -490,9 +525,32 @@ fn look_along(gray: &GrayView, (a, b): (Point, Point), drawn: Drawn) -> Segment 
             }
         }
         lightest[LIGHT_ALLOWED]
+    }
+
+    /// Whether glare (level `glare` or lighter) lies over half the segment's length `t` cells
+    /// across.
+    fn glare_over(&self, t: f64, glare: f64) -> bool {
+        let (dx, dy) = (
+            self.normal[0] * t * self.cell,
+            self.normal[1] * t * self.cell,
+        );
+        let washed = self
+            .along
+            .iter()
+            .filter(|&&[x, y]| self.gray.sample(x + dx, y + dy) >= glare);
+        2 * washed.count() >= ALONG
+    }
+}
+
+/// Whether the printed line lies on the drawn segment `ends`, clearly beside it, or neither
+/// can be told: from the darkness at offsets across it, each the darkness most of the way along
+/// (all but [`LIGHT_ALLOWED`] samples), above the lightest offset's.
+fn look_along(gray: &GrayView, ends: (Point, Point), drawn: Drawn) -> Segment {
+    let Some(across) = Across::new(gray, ends) else {
+        return Segment::Unclear;
     };
     let offset = |i: usize| (i as f64 - STEPS as f64) / STEPS as f64 * LOOK;
-    let darkness: [f64; 2 * STEPS + 1] = std::array::from_fn(|i| darkness_at(offset(i)));
+    let darkness: [f64; 2 * STEPS + 1] = std::array::from_fn(|i| across.darkness_at(offset(i)));
     let lightest = darkness.iter().copied().fold(f64::INFINITY, f64::min);
     let strongest = darkness.iter().copied().fold(0.0, f64::max) - lightest;
     if strongest < MIN_CONTRAST {
@@ -521,31 +579,21 @@ fn look_along(gray: &GrayView, (a, b): (Point, Point), drawn: Drawn) -> Segment 
         near + lightest - paper >= MIN_CONTRAST
     };
     let peak_at = peak.abs_diff(STEPS) as f64 / STEPS as f64 * LOOK;
-    // A printed line is a ridge: past it the paper is lighter again. The edge of a shadow or
-    // of a glare spot lying along the drawn line darkens the paper on one side and stays so.
+    // A printed line is a ridge: past it the paper is lighter again. The edge of a shadow
+    // lying along the drawn line darkens the paper on one side and stays so.
     let a_ridge = || {
-        if drawn.border {
-            return true;
-        }
-        let side = if peak < STEPS { -1.0 } else { 1.0 };
-        let past = side * (peak_at + RIDGE_PAST);
-        let inside = gray.contains(point(0.1, past)) && gray.contains(point(0.9, past));
-        !inside || darkness_at(past) - lightest <= RIDGE_FALL * (darkness[peak] - lightest)
+        let past = if peak < STEPS { -1.0 } else { 1.0 } * (peak_at + RIDGE_PAST);
+        drawn.border
+            || !across.shows(past)
+            || across.darkness_at(past) - lightest <= RIDGE_FALL * (darkness[peak] - lightest)
     };
     // Under a glare spot the print shows nowhere, and beside one the paper darkens away from
     // it as beside a line: a segment with the spot over half its length, on the drawn line or
     // anywhere it is looked along, shows no line beside it.
-    let in_glare = |t: f64| {
-        let (dx, dy) = (normal[0] * t * cell, normal[1] * t * cell);
-        let washed = along
-            .iter()
-            .filter(|&&[x, y]| gray.sample(x + dx, y + dy) >= drawn.glare);
-        2 * washed.count() >= ALONG
-    };
     let glare_beside = || {
         [-LOOK, -LOOK / 2.0, 0.0, LOOK / 2.0, LOOK]
             .into_iter()
-            .any(in_glare)
+            .any(|t| across.glare_over(t, drawn.glare))
     };
     if near >= ON_SHARE * strongest {
         Segment::On

@@ -19,7 +19,7 @@ const GLARE_TOWARDS_WHITE: f64 = 0.5;
 const GLARE_LEAST: f64 = 240.0;
 
 /// The level from which a picture of paper at level `paper` is washed out by glare: half-way
-/// from the paper to white, and at least [`GLARE_LEAST`].
+/// from the paper to white, and at least 240 (`GLARE_LEAST`).
 ///
 /// ```
 /// assert_eq!(sudoku_ar::raster::glare_level(100.0), 240.0);

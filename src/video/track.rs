@@ -512,13 +512,12 @@ const GLARE_WIDER_THAN: f64 = 0.4;
 const GLARE_RINGS: f64 = 0.02;
 
 /// Cells a glare spot ([`glare_level`]) washes out or rings, in the picture before
-/// [`normalised`]: taking the
-/// local mean off leaves a dark ring a cell wide around anything much lighter than the paper,
-/// darker than any digit, and it moves with the light, not the paper. Counted as ink, a spot
-/// drifting a cell over the page matched the reference better a cell over (`glare:01_01`, a
-/// page filled in by hand: the track dropped as slipped seven times; right after lock 84.4 ->
-/// 91.2%). A spot is broader than a digit's stroke: the light digits of a dark-mode screen are
-/// as light, and are left out by their width.
+/// [`normalised`]: taking the local mean off leaves a dark ring a cell wide around anything
+/// much lighter than the paper, darker than any digit, and it moves with the light, not the
+/// paper. Counted as ink, a spot drifting a cell over the page matched the reference better a
+/// cell over (`glare:01_01`, a page filled in by hand: the track dropped as slipped seven times;
+/// right after lock 84.4 -> 91.2%). A spot is broader than a digit's stroke: the light digits of
+/// a dark-mode screen are as light, and are left out by their width.
 fn washed_out_cells(picture: &Mat) -> Result<[bool; 81]> {
     let glare = glare_level(typical_level(&cell_levels(picture)?));
     let mut light = Mat::default();
@@ -534,7 +533,7 @@ fn washed_out_cells(picture: &Mat) -> Result<[bool; 81]> {
     if opencv::core::count_non_zero(&spot)? == 0 {
         return Ok([false; 81]);
     }
-    let k = (2.0 * ANCHOR_CELL) as i32 | 1;
+    let k = normalising_window();
     let mut near = Mat::default();
     imgproc::blur(
         &spot,
@@ -543,14 +542,11 @@ fn washed_out_cells(picture: &Mat) -> Result<[bool; 81]> {
         Point::new(-1, -1),
         opencv::core::BORDER_CONSTANT,
     )?;
-    let inner = (0.6 * ANCHOR_CELL) as i32;
     let mut washed = [false; 81];
     for (cell, w) in washed.iter_mut().enumerate() {
-        let [x, y] = anchor_cell_centre(cell);
-        let rect = Rect::new(x as i32 - inner / 2, y as i32 - inner / 2, inner, inner);
         let mut most = 0.0;
         opencv::core::min_max_loc(
-            &Mat::roi(&near, rect)?,
+            &Mat::roi(&near, cell_middle(cell))?,
             None,
             Some(&mut most),
             None,
@@ -562,10 +558,15 @@ fn washed_out_cells(picture: &Mat) -> Result<[bool; 81]> {
     Ok(washed)
 }
 
+/// Side of the window [`normalised`] takes the local mean over: two cells.
+fn normalising_window() -> i32 {
+    (2.0 * ANCHOR_CELL) as i32 | 1
+}
+
 /// The picture minus its local mean, scaled by its spread, as 8 bits around 128.
 fn normalised(picture: &Mat) -> Result<Mat> {
     let mut local = Mat::default();
-    let k = (2.0 * ANCHOR_CELL) as i32 | 1;
+    let k = normalising_window();
     imgproc::blur(
         picture,
         &mut local,
@@ -594,14 +595,18 @@ fn normalised(picture: &Mat) -> Result<Mat> {
     Ok(out)
 }
 
+/// A cell's middle in the anchor's picture, where its digit stands: 0.6 of the cell across.
+fn cell_middle(cell: usize) -> Rect {
+    let inner = (0.6 * ANCHOR_CELL) as i32;
+    let [x, y] = anchor_cell_centre(cell);
+    Rect::new(x as i32 - inner / 2, y as i32 - inner / 2, inner, inner)
+}
+
 /// The mean level of each cell's middle.
 fn cell_levels(picture: &Mat) -> Result<[f64; 81]> {
     let mut level = [0.0; 81];
-    let inner = (0.6 * ANCHOR_CELL) as i32;
     for (cell, value) in level.iter_mut().enumerate() {
-        let [x, y] = anchor_cell_centre(cell);
-        let rect = Rect::new(x as i32 - inner / 2, y as i32 - inner / 2, inner, inner);
-        let region = Mat::roi(picture, rect)?;
+        let region = Mat::roi(picture, cell_middle(cell))?;
         *value = opencv::core::mean(&region, &no_array())?[0];
     }
     Ok(level)
