@@ -717,24 +717,33 @@ mod tests {
         ));
     }
 
-    /// Pale cell lines (200) on paper (230), 40 px cells from (100, 60), under a shadow (90
-    /// darker) whose edge runs along column line 4, 0.3 of a cell right of it, smeared
-    /// sideways by 0.2 of a cell.
-    fn shadowed_page() -> Mat {
+    /// A 640x480 page of paper at level `paper` with a grid's lines printed at level `ink`:
+    /// 40 px cells from (100, 60), box lines 3 px wide, cell lines 1 px.
+    fn ruled_page(paper: f64, ink: f64) -> Mat {
         use opencv::core::{CV_8UC1, Point as CvPoint, Scalar};
         use opencv::imgproc;
-        use opencv::prelude::MatTrait;
         let mut page =
-            Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(230.0)).unwrap();
+            Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(paper)).unwrap();
         for k in 0..10 {
             let (x, y) = (100 + 40 * k, 60 + 40 * k);
             let thickness = if k % 3 == 0 { 3 } else { 1 };
-            let pale = Scalar::all(200.0);
             for (from, to) in [((x, 60), (x, 420)), ((100, y), (460, y))] {
                 let (from, to) = (CvPoint::new(from.0, from.1), CvPoint::new(to.0, to.1));
-                imgproc::line(&mut page, from, to, pale, thickness, imgproc::LINE_8, 0).unwrap();
+                let ink = Scalar::all(ink);
+                imgproc::line(&mut page, from, to, ink, thickness, imgproc::LINE_8, 0).unwrap();
             }
         }
+        page
+    }
+
+    /// Pale cell lines (200) on paper (230) ([`ruled_page`]), under a shadow (90 darker) whose
+    /// edge runs along column line 4, 0.3 of a cell right of it, smeared sideways by 0.2 of a
+    /// cell.
+    fn shadowed_page() -> Mat {
+        use opencv::core::Point as CvPoint;
+        use opencv::imgproc;
+        use opencv::prelude::MatTrait;
+        let mut page = ruled_page(230.0, 200.0);
         for y in 0..480 {
             for x in 272..640 {
                 *page.at_2d_mut::<u8>(y, x).unwrap() -= 90;
@@ -773,23 +782,13 @@ mod tests {
         ));
     }
 
-    /// A dim page (paper 110, lines 40), 40 px cells from (100, 60), under a lamp's reflection
-    /// (white 60 px around, fading to the paper over 4 more) over the right border from row line
-    /// 3 to row line 5, ending 0.3 of a cell past it.
+    /// A dim page (paper 110, lines 40, [`ruled_page`]) under a lamp's reflection (white 60 px
+    /// around, fading to the paper over 4 more) over the right border from row line 3 to row
+    /// line 5, ending 0.3 of a cell past it.
     fn page_under_glare() -> Mat {
-        use opencv::core::{CV_8UC1, Point as CvPoint, Scalar};
+        use opencv::core::{Point as CvPoint, Scalar};
         use opencv::imgproc;
-        let mut page =
-            Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(110.0)).unwrap();
-        for k in 0..10 {
-            let (x, y) = (100 + 40 * k, 60 + 40 * k);
-            let thickness = if k % 3 == 0 { 3 } else { 1 };
-            let ink = Scalar::all(40.0);
-            for (from, to) in [((x, 60), (x, 420)), ((100, y), (460, y))] {
-                let (from, to) = (CvPoint::new(from.0, from.1), CvPoint::new(to.0, to.1));
-                imgproc::line(&mut page, from, to, ink, thickness, imgproc::LINE_8, 0).unwrap();
-            }
-        }
+        let mut page = ruled_page(110.0, 40.0);
         let centre = CvPoint::new(412, 220);
         for r in (60..=64).rev() {
             let level = 255.0 - 145.0 * (r - 60) as f64 / 4.0;
