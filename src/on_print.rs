@@ -203,10 +203,11 @@ impl PrintCheck {
     ) -> bool {
         let turn = self.turn;
         let whole = !self.looked_before || self.off;
-        let all = whole || self.look(gray, lattice, moved, |i| i % 3 == turn);
+        let glare = glare_under(gray, lattice);
+        let all = whole || self.look(gray, lattice, glare, moved, |i| i % 3 == turn);
         if all {
             // The rest (or every one).
-            self.look(gray, lattice, moved, |i| i % 3 != turn || whole);
+            self.look(gray, lattice, glare, moved, |i| i % 3 != turn || whole);
         }
         self.turn = (self.turn + 1) % 3;
         self.looked_now = true;
@@ -243,17 +244,17 @@ impl PrintCheck {
     }
 
     /// Looks again at the segments whose place along their line (the cell from the line's
-    /// start) is `due`; whether one of them now shows its line beside the drawn one and did
-    /// not before.
+    /// start) is `due`, with paper from level `glare` on washed out ([`glare_under`]); whether
+    /// one of them now shows its line beside the drawn one and did not before.
     fn look(
         &mut self,
         gray: &GrayView,
         lattice: &Lattice,
+        glare: f64,
         moved: [f64; 2],
         due: impl Fn(usize) -> bool,
     ) -> bool {
         let at = &lattice.0;
-        let glare = glare_under(gray, lattice);
         let mut newly_off = false;
         let mut see = |seen: &mut Seen, ends: (Point, Point), border: bool| {
             // A smeared line keeps what it showed when last seen sharp: a grid drawn off on
@@ -331,7 +332,9 @@ pub fn drawn_off_the_print(gray: &GrayView, lattice: &Lattice, lines: Lines) -> 
 /// across its border was drawn so, its bottom-left box half a cell off).
 pub fn drawn_on_the_print(gray: &GrayView, lattice: &Lattice, lines: Lines) -> bool {
     let mut check = PrintCheck::judging(lines);
-    check.look(gray, lattice, [0.0; 2], |_| true);
+    check.look(gray, lattice, glare_under(gray, lattice), [0.0; 2], |_| {
+        true
+    });
     check.every_box_on()
 }
 
@@ -435,8 +438,8 @@ fn glare_under(gray: &GrayView, lattice: &Lattice) -> f64 {
             }
         }
     }
-    levels.sort_by(f64::total_cmp);
-    glare_level(levels[levels.len() / 2])
+    let middle = levels.len() / 2;
+    glare_level(*levels.select_nth_unstable_by(middle, f64::total_cmp).1)
 }
 
 /// A drawn segment and the band across it where its printed line is looked for.

@@ -522,6 +522,10 @@ fn washed_out_cells(picture: &Mat) -> Result<[bool; 81]> {
     let glare = glare_level(typical_level(&cell_levels(picture)?));
     let mut light = Mat::default();
     imgproc::threshold(picture, &mut light, glare, 255.0, imgproc::THRESH_BINARY)?;
+    // Most frames have no glare at all: nothing to erode or spread.
+    if opencv::core::count_non_zero(&light)? == 0 {
+        return Ok([false; 81]);
+    }
     let stroke = (GLARE_WIDER_THAN * ANCHOR_CELL) as i32 | 1;
     let spot = morphed(
         &light,
