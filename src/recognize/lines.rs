@@ -146,11 +146,9 @@ fn follow_lines(
     across: bool,
     edge: Edge,
 ) -> Option<([Path; 10], [bool; 2])> {
-    let cell = layout.cell as f64;
-    let half = ((RIDGE_HALF_WIDTH * cell).round() as usize).max(2);
-    let profiles = strip_profiles(view, layout, across);
+    let strips = Strips::new(view, layout, across);
+    let cell = strips.cell();
     let mut found: [Option<Path>; 10] = [None; 10];
-    let reach = (BOX_REACH * cell).round() as usize;
     // The border lines' other reading (see `Sides::Border`), weighed once the lines inside
     // them are known.
     let mut table_side: [Option<Path>; 2] = [None; 2];
@@ -158,99 +156,35 @@ fn follow_lines(
         Edge::Line | Edge::ScreenLine => &[0, 9],
         Edge::Card => &[],
     };
-    // Line k looked for near `guess`.
-    let follow_near = |k: usize, guess: &Guess, sides| {
-        follow_line(
-            &profiles,
-            Some(cell),
-            layout.expected(k),
-            guess,
-            reach,
-            half,
-            sides,
-        )
-    };
-    // Line k looked for `offset` pixels off its place all along.
-    let follow = |k: usize, offset: f64, sides| follow_near(k, &Guess::off_by(offset), sides);
     for &k in borders {
         // A border printed right at the paper's edge, next to a darker table, is no darker than
         // what lies outside it: when no line stands out on both sides, the border is looked
         // for as darker than its two sides on average.
-        found[k] = follow(k, 0.0, Sides::Both).or_else(|| follow(k, 0.0, Sides::Mean));
+        found[k] = strips
+            .box_line_off(k, 0.0, Sides::Both)
+            .or_else(|| strips.box_line_off(k, 0.0, Sides::Mean));
         let paper_after = k == 0;
-        table_side[k / 9] = follow(k, 0.0, Sides::Border { paper_after });
+        table_side[k / 9] = strips.box_line_off(k, 0.0, Sides::Border { paper_after });
     }
-    // On paper lifted or curled far the box lines lie beyond reach of their places. When one is
-    // not found there, or only at the edge of reach, and the borders lie where the corners put
-    // them, both are looked for where the lines show along the smooth curve they make through
-    // the borders, and taken so when both are found there (a corner off puts the lines off their
-    // places too, and was moved onto a title above the grid along such a curve; a blurred flat
-    // page sliding in showed one box line along some curve, and locked later).
-    let at_place = [follow(3, 0.0, Sides::Both), follow(6, 0.0, Sides::Both)];
-    let beyond = at_place
-        .iter()
-        .any(|path| path.is_none_or(|path| path.iter().any(|o| o.abs() >= reach as f64 - 1.0)));
-    let along_curve = (beyond && borders_in_place(&found, cell))
-        .then(|| curled_guess(&profiles, layout, half))
-        .flatten()
-        .map(|offsets| {
-            [
-                follow(3, offsets[3], Sides::Both),
-                follow(6, offsets[6], Sides::Both),
-            ]
-        })
-        .filter(|both| both.iter().all(Option::is_some));
-    let curled = along_curve.is_some();
-    [found[3], found[6]] = along_curve.unwrap_or(at_place);
-    // On paper bowed across the lines, every line (borders too) bends alike, beyond reach of its
-    // place at the middle while its ends stay: when the ten lines show a bow together
-    // ([`bowed_guess`]), the borders and box lines are looked for along it, and taken so when all
-    // four are found there. Asked for every grid: a box line beyond reach was not seen missing,
-    // the path staying within reach on a digit's strokes.
-    if !curled && !borders.is_empty() {
-        let bowed = bowed_guess(&profiles, layout, half).and_then(|offsets| {
-            let bow = Guess {
-                offsets,
-                shaped: true,
-            };
-            let along = [0, 3, 6, 9].map(|k| follow_near(k, &bow, Sides::Both));
-            along.iter().all(Option::is_some).then_some((bow, along))
-        });
-        if let Some((bow, [top, first, second, bottom])) = bowed {
-            [found[0], found[3], found[6], found[9]] = [top, first, second, bottom];
-            table_side = [
-                follow_near(0, &bow, Sides::Border { paper_after: true }),
-                follow_near(9, &bow, Sides::Border { paper_after: false }),
-            ];
-        }
+    let curled;
+    ([found[3], found[6]], curled) = box_lines(&strips, &found);
+    // Asked for every grid: a box line beyond reach was not seen missing, the path staying
+    // within reach on a digit's strokes.
+    if !curled
+        && !borders.is_empty()
+        && let Some(bowed) = along_bow(&strips)
+    {
+        [found[0], found[3], found[6], found[9]] = bowed.lines;
+        table_side = bowed.table_side;
     }
     ordered(&mut found, cell);
     if [0, 3, 6, 9].iter().filter(|&&k| found[k].is_some()).count() < 3 {
         return None;
     }
     let mut boxes = found;
-    follow_cell_lines(&profiles, layout, half, &boxes, &mut found, 0..10);
+    strips.cell_lines(&boxes, &mut found, 0..10);
     ordered(&mut found, cell);
-    for outer in [0, 9] {
-        if let Some(path) = table_side[outer / 9]
-            && in_step_better(&found, outer, path, cell)
-        {
-            found[outer] = Some(path);
-            boxes[outer] = Some(path);
-            ordered(&mut found, cell);
-        }
-    }
-    for outer in [0, 9] {
-        if !border_in_step(&found, outer, cell) {
-            // The cell lines next to it were looked for near where it put them: again, from
-            // the box line inside alone.
-            found[outer] = None;
-            boxes[outer] = None;
-            let next_to = if outer == 0 { 1..3 } else { 7..9 };
-            follow_cell_lines(&profiles, layout, half, &boxes, &mut found, next_to);
-            ordered(&mut found, cell);
-        }
-    }
+    borders_put_in_step(&strips, &mut found, &mut boxes, table_side);
     if edge == Edge::ScreenLine {
         screen_borders_on_the_lattice(&mut found, layout);
     }
@@ -259,34 +193,164 @@ fn follow_lines(
     Some((paths, border_seen))
 }
 
-/// Follows the thin cell lines among `lines` near where the box lines (`boxes`) around them
-/// put them, into `found`.
-fn follow_cell_lines(
-    profiles: &[Vec<f64>],
-    layout: Layout,
-    half: usize,
-    boxes: &[Option<Path>; 10],
+/// The box lines 3 and 6, and whether they were followed along a curve. On paper lifted or
+/// curled far the box lines lie beyond reach of their places. When one is not found there, or
+/// only at the edge of reach, and the borders (in `found`) lie where the corners put them, both
+/// are looked for where the lines show along the smooth curve they make through the borders,
+/// and taken so when both are found there (a corner off puts the lines off their places too,
+/// and was moved onto a title above the grid along such a curve; a blurred flat page sliding in
+/// showed one box line along some curve, and locked later).
+fn box_lines(strips: &Strips, found: &[Option<Path>; 10]) -> ([Option<Path>; 2], bool) {
+    let at_place = [3, 6].map(|k| strips.box_line_off(k, 0.0, Sides::Both));
+    let reach = strips.box_reach() as f64;
+    let beyond = at_place
+        .iter()
+        .any(|path| path.is_none_or(|path| path.iter().any(|o| o.abs() >= reach - 1.0)));
+    let along_curve = (beyond && borders_in_place(found, strips.cell()))
+        .then(|| curled_guess(&strips.profiles, strips.layout, strips.half))
+        .flatten()
+        .map(|offsets| [3, 6].map(|k| strips.box_line_off(k, offsets[k], Sides::Both)))
+        .filter(|both| both.iter().all(Option::is_some));
+    match along_curve {
+        Some(along) => (along, true),
+        None => (at_place, false),
+    }
+}
+
+/// The borders and box lines (0, 3, 6, 9) followed along the bow the ten lines show together
+/// ([`bowed_guess`]), when all four are found there, with the borders' other reading along it
+/// (see `Sides::Border`). On paper bowed across the lines, every line (borders too) bends
+/// alike, beyond reach of its place at the middle while its ends stay.
+fn along_bow(strips: &Strips) -> Option<AlongBow> {
+    let offsets = bowed_guess(&strips.profiles, strips.layout, strips.half)?;
+    let bow = Guess {
+        offsets,
+        shaped: true,
+    };
+    let lines = [0, 3, 6, 9].map(|k| strips.box_line(k, &bow, Sides::Both));
+    if !lines.iter().all(Option::is_some) {
+        return None;
+    }
+    let table_side = [
+        strips.box_line(0, &bow, Sides::Border { paper_after: true }),
+        strips.box_line(9, &bow, Sides::Border { paper_after: false }),
+    ];
+    Some(AlongBow { lines, table_side })
+}
+
+/// The lines [`along_bow`] found.
+struct AlongBow {
+    /// Lines 0, 3, 6 and 9, each found.
+    lines: [Option<Path>; 4],
+    /// The borders' other reading along the bow.
+    table_side: [Option<Path>; 2],
+}
+
+/// Each border takes its other reading (`table_side`) where that lies in step with the lines
+/// inside better ([`in_step_better`]); a border still out of step is dropped, and the cell
+/// lines next to it followed again from the box line inside alone.
+fn borders_put_in_step(
+    strips: &Strips,
     found: &mut [Option<Path>; 10],
-    lines: std::ops::Range<usize>,
+    boxes: &mut [Option<Path>; 10],
+    table_side: [Option<Path>; 2],
 ) {
-    let reach = (CELL_REACH * layout.cell as f64).round() as usize;
-    for k in lines.filter(|k| k % 3 != 0) {
-        let guess = Guess {
-            offsets: interpolated(boxes, k),
-            shaped: false,
-        };
-        // Looked for near where the box lines put it, a cell line's end cannot stray far: it
-        // is left where the path put it (put back on the line, the cells of two Kubiesa photos
-        // were cut differently and two handwritten entries misread).
-        found[k] = follow_line(
-            profiles,
-            None,
-            layout.expected(k),
-            &guess,
-            reach,
+    let cell = strips.cell();
+    for outer in [0, 9] {
+        if let Some(path) = table_side[outer / 9]
+            && in_step_better(found, outer, path, cell)
+        {
+            found[outer] = Some(path);
+            boxes[outer] = Some(path);
+            ordered(found, cell);
+        }
+    }
+    for outer in [0, 9] {
+        if !border_in_step(found, outer, cell) {
+            // The cell lines next to it were looked for near where it put them: again, from
+            // the box line inside alone.
+            found[outer] = None;
+            boxes[outer] = None;
+            let next_to = if outer == 0 { 1..3 } else { 7..9 };
+            strips.cell_lines(boxes, found, next_to);
+            ordered(found, cell);
+        }
+    }
+}
+
+/// The strips the lines of one way cross ([`strip_profiles`]), and how their lines are looked
+/// for.
+struct Strips {
+    profiles: Vec<Vec<f64>>,
+    layout: Layout,
+    /// Half a ridge's width across, in pixels: how far to each side the paper is taken.
+    half: usize,
+}
+
+impl Strips {
+    fn new(view: &GrayView, layout: Layout, across: bool) -> Strips {
+        let half = ((RIDGE_HALF_WIDTH * layout.cell as f64).round() as usize).max(2);
+        Strips {
+            profiles: strip_profiles(view, layout, across),
+            layout,
             half,
-            Sides::Both,
-        );
+        }
+    }
+
+    fn cell(&self) -> f64 {
+        self.layout.cell as f64
+    }
+
+    /// How far off a box line's or border's guess it is looked for, in pixels.
+    fn box_reach(&self) -> usize {
+        (BOX_REACH * self.cell()).round() as usize
+    }
+
+    /// Box line or border `k` looked for near `guess`, its ends put back on the line.
+    fn box_line(&self, k: usize, guess: &Guess, sides: Sides) -> Option<Path> {
+        follow_line(
+            &self.profiles,
+            Some(self.cell()),
+            self.layout.expected(k),
+            guess,
+            self.box_reach(),
+            self.half,
+            sides,
+        )
+    }
+
+    /// Box line or border `k` looked for `offset` pixels off its place all along.
+    fn box_line_off(&self, k: usize, offset: f64, sides: Sides) -> Option<Path> {
+        self.box_line(k, &Guess::off_by(offset), sides)
+    }
+
+    /// Follows the thin cell lines among `lines` near where the box lines (`boxes`) around them
+    /// put them, into `found`.
+    fn cell_lines(
+        &self,
+        boxes: &[Option<Path>; 10],
+        found: &mut [Option<Path>; 10],
+        lines: std::ops::Range<usize>,
+    ) {
+        let reach = (CELL_REACH * self.cell()).round() as usize;
+        for k in lines.filter(|k| k % 3 != 0) {
+            let guess = Guess {
+                offsets: interpolated(boxes, k),
+                shaped: false,
+            };
+            // Looked for near where the box lines put it, a cell line's end cannot stray far:
+            // it is left where the path put it (put back on the line, the cells of two Kubiesa
+            // photos were cut differently and two handwritten entries misread).
+            found[k] = follow_line(
+                &self.profiles,
+                None,
+                self.layout.expected(k),
+                &guess,
+                reach,
+                self.half,
+                Sides::Both,
+            );
+        }
     }
 }
 
@@ -426,6 +490,41 @@ enum Sides {
     Mean,
 }
 
+impl Sides {
+    /// How much the point `t` of profile `p` stands out as a line, against the paper `half`
+    /// pixels to each side (`t` at least `half` from both ends): darker than the paper around
+    /// it, and (`Both`) on both sides: a step from a dark surround to the light page (a
+    /// screen's bezel just outside the border) is no line.
+    fn response(self, p: &[f64], t: usize, half: usize) -> f64 {
+        let (before, after) = (p[t] - p[t - half], p[t] - p[t + half]);
+        // Only where the point is darker than the paper inside (a point on the paper just
+        // inside the border still counts as lighter than the border beside it) and the dark
+        // outside goes on as far again, at least DARK_ON as dark (a table; a thick border line
+        // beside the point does not).
+        let dark_on = |near: f64, far: f64| far - p[t] >= DARK_ON * (near - p[t]);
+        let (before, after) = match self {
+            Sides::Border { paper_after: true }
+                if after > 0.0 && t >= 2 * half && dark_on(p[t - half], p[t - 2 * half]) =>
+            {
+                (before.max(0.0), after)
+            }
+            Sides::Border { paper_after: false }
+                if before > 0.0
+                    && t + 2 * half < p.len()
+                    && dark_on(p[t + half], p[t + 2 * half]) =>
+            {
+                (before, after.max(0.0))
+            }
+            _ => (before, after),
+        };
+        let mean = 0.5 * (before + after);
+        match self {
+            Sides::Both | Sides::Border { .. } => mean.min(2.0 * before.min(after)),
+            Sides::Mean => mean,
+        }
+    }
+}
+
 /// Where a line is looked for: `offsets` in pixels off its place, per strip, and whether its path
 /// may bend as they do at no cost (`shaped`: a bow the lines were seen to make together) or pays
 /// for every bend (a place worked out from the lines around it, which may be off: a cell line
@@ -476,37 +575,8 @@ fn follow_line(
     if (0..profiles.len()).any(|j| !(0..width).any(|o| inside(j, o))) {
         return None;
     }
-    // Darker than the paper around it, and (`Sides::Both`) on both sides: a step from a dark
-    // surround to the light page (a screen's bezel just outside the border) is no line.
-    let response = |j: usize, o: usize, sides: Sides| -> f64 {
-        let t = position(j, o) as usize;
-        let p = &profiles[j];
-        let (before, after) = (p[t] - p[t - half], p[t] - p[t + half]);
-        // Only where the point is darker than the paper inside (a point on the paper just
-        // inside the border still counts as lighter than the border beside it) and the dark
-        // outside goes on as far again, at least DARK_ON as dark (a table; a thick border line
-        // beside the point does not).
-        let dark_on = |near: f64, far: f64| far - p[t] >= DARK_ON * (near - p[t]);
-        let (before, after) = match sides {
-            Sides::Border { paper_after: true }
-                if after > 0.0 && t >= 2 * half && dark_on(p[t - half], p[t - 2 * half]) =>
-            {
-                (before.max(0.0), after)
-            }
-            Sides::Border { paper_after: false }
-                if before > 0.0
-                    && t + 2 * half < p.len()
-                    && dark_on(p[t + half], p[t + 2 * half]) =>
-            {
-                (before, after.max(0.0))
-            }
-            _ => (before, after),
-        };
-        let mean = 0.5 * (before + after);
-        match sides {
-            Sides::Both | Sides::Border { .. } => mean.min(2.0 * before.min(after)),
-            Sides::Mean => mean,
-        }
+    let response = |j: usize, o: usize, sides: Sides| {
+        sides.response(&profiles[j], position(j, o) as usize, half)
     };
     let ridge = |j: usize, o: usize| {
         if inside(j, o) {
@@ -526,25 +596,8 @@ fn follow_line(
             position(j, o) - position(j - 1, p)
         }
     };
-    let mut score: Vec<f64> = (0..width).map(|o| ridge(0, o) - stray(0, o)).collect();
-    let mut back = vec![vec![0usize; width]; profiles.len()];
-    for (j, back_j) in back.iter_mut().enumerate().skip(1) {
-        let mut next = vec![0.0; width];
-        for o in 0..width {
-            let (best, from) = (0..width)
-                .map(|p| (score[p] - BEND_COST * bend(j, o, p).pow(2) as f64, p))
-                .fold((f64::MIN, 0), |a, b| if b.0 > a.0 { b } else { a });
-            next[o] = best + ridge(j, o) - stray(j, o);
-            back_j[o] = from;
-        }
-        score = next;
-    }
-    let mut o = (0..width).max_by(|&a, &b| score[a].total_cmp(&score[b]))?;
-    let mut chosen = [0usize; 9];
-    for j in (0..profiles.len()).rev() {
-        chosen[j] = o;
-        o = back[j][o];
-    }
+    let bend_cost = |j: usize, o: usize, p: usize| BEND_COST * bend(j, o, p).pow(2) as f64;
+    let mut chosen = smoothest_path(profiles.len(), width, ridge, stray, bend_cost)?;
     if let (Sides::Both, Some(cell)) = (sides, ends_cell) {
         ends_onto_the_line(&mut chosen, &ridge, &position, width, cell);
     }
@@ -570,6 +623,39 @@ fn follow_line(
         total += ridge(j, o);
     }
     (total / profiles.len() as f64 >= MIN_RESPONSE).then_some(path)
+}
+
+/// The path through `strips` strips of `width` candidates each (at most 9 strips) that gains
+/// the most `ridge` less `stray` summed over its strips, less `bend_cost(j, o, p)` for each step
+/// from candidate `p` in strip `j - 1` to `o` in strip `j`: the Viterbi search of
+/// [`follow_line`]. None when there are no candidates.
+fn smoothest_path(
+    strips: usize,
+    width: usize,
+    ridge: impl Fn(usize, usize) -> f64,
+    stray: impl Fn(usize, usize) -> f64,
+    bend_cost: impl Fn(usize, usize, usize) -> f64,
+) -> Option<[usize; 9]> {
+    let mut score: Vec<f64> = (0..width).map(|o| ridge(0, o) - stray(0, o)).collect();
+    let mut back = vec![vec![0usize; width]; strips];
+    for (j, back_j) in back.iter_mut().enumerate().skip(1) {
+        let mut next = vec![0.0; width];
+        for o in 0..width {
+            let (best, from) = (0..width)
+                .map(|p| (score[p] - bend_cost(j, o, p), p))
+                .fold((f64::MIN, 0), |a, b| if b.0 > a.0 { b } else { a });
+            next[o] = best + ridge(j, o) - stray(j, o);
+            back_j[o] = from;
+        }
+        score = next;
+    }
+    let mut o = (0..width).max_by(|&a, &b| score[a].total_cmp(&score[b]))?;
+    let mut chosen = [0usize; 9];
+    for j in (0..strips).rev() {
+        chosen[j] = o;
+        o = back[j][o];
+    }
+    Some(chosen)
 }
 
 /// Puts an end of a followed line (`chosen`: the candidate taken in each strip, out of `width`;
