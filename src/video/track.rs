@@ -365,6 +365,7 @@ impl Anchor {
         .into_iter()
         .filter_map(|(dx, dy)| at(dx, dy))
         .fold(f64::MIN, f64::max);
+        tracing::trace!(here, best_elsewhere, "the cells' ink against the reference");
         let slipped = best_elsewhere > here + SLIP_MARGIN;
         if slipped {
             tracing::debug!(

@@ -747,13 +747,24 @@ fn held_to_print(track: &mut Track, quad: &Quad, gray: &Mat, small: Option<&Trac
     let motion = moving(track, quad);
     let leaving = motion > LEAVING_MOTION && !inside_frame(quad, gray);
     let disputed = motion > FAST_MOTION && track.correction > DISPUTED_CORRECTION;
-    track.anchor.is_some()
+    let held = track.anchor.is_some()
         && track.unanchored_for <= DRAW_UNANCHORED
         && track.confirmed
         && !leaving
         && !disputed
-        && motion <= BLUR_MOTION
-        && !drawn_off_the_print(track, quad, gray, small)
+        && motion <= BLUR_MOTION;
+    if !held {
+        tracing::trace!(
+            anchored = track.anchor.is_some(),
+            unanchored_for = track.unanchored_for,
+            confirmed = track.confirmed,
+            leaving,
+            disputed,
+            motion,
+            "not held to the print: not drawn"
+        );
+    }
+    held && !drawn_off_the_print(track, quad, gray, small)
 }
 
 /// Whether the cells drawn where `track` has the grid (`quad`, bent as the track's paper) lie

@@ -234,6 +234,8 @@ pub struct Vision {
     /// Where the track last was, and how its paper bent, when the anchor said it slipped off
     /// the printed grid: for the grid found again at once (see [`Vision::search`]).
     slipped: Option<(Quad, Bend)>,
+    /// Frames processed so far: names each frame in the logs.
+    frames: u64,
 }
 
 impl Vision {
@@ -249,6 +251,7 @@ impl Vision {
             least_score: detect::MIN_GRID_SCORE,
             left_alone: Vec::new(),
             slipped: None,
+            frames: 0,
         }
     }
 
@@ -319,6 +322,10 @@ impl Vision {
     /// Finds or follows the puzzle in a frame in gray.
     pub fn process_gray(&mut self, gray: &Mat) -> Result<FrameView> {
         let start = Instant::now();
+        // Every message about this frame says which it is (counted from 0 as this stage saw
+        // them: in a replay, the video's own frame number).
+        let _frame = tracing::debug_span!("frame", n = self.frames).entered();
+        self.frames += 1;
         let mut times = VisionTimes::default();
         let current = TrackFrame::new(gray)?;
         let mut outline = FrameOutline::new(gray);
