@@ -142,18 +142,73 @@ pub fn decode(
         base.0[cell] = argmax(l) as u8;
     }
     let (options, complete_to) = options(&base, log_likelihoods, &allowed);
-
-    let mut best: Option<(f32, Grid, Grid)> = None;
-    let mut calls = 0;
-    let first_error = match solve(&base) {
-        Ok(solution) => {
-            best = Some((0.0, base, solution));
-            None
+    let as_read = solve(&base);
+    let best = as_read.as_ref().ok().map(|&solution| (0.0, base, solution));
+    match search(&base, &options, best, budget, started) {
+        Searched::Rival {
+            best: (cost, clues, solution),
+            rival,
+            rival_cost,
+        } => verdict(
+            read,
+            clues,
+            solution,
+            cost,
+            rival_cost - cost,
+            Some(rival),
+            budget,
+        ),
+        // Sets of options left out cost at least `complete_to`: the search vouches for
+        // nothing beyond.
+        Searched::Ended {
+            best: Some((cost, clues, solution)),
+            searched_to,
+        } => verdict(
+            read,
+            clues,
+            solution,
+            cost,
+            (searched_to.min(complete_to) - cost).max(0.0),
+            None,
+            budget,
+        ),
+        Searched::Ended { best: None, .. } => {
+            Verdict::Failed(as_read.err().unwrap_or(SolveError::Unsolvable))
         }
-        Err(e) => Some(e),
-    };
-    calls += 1;
+    }
+}
 
+/// Clues with one solution found by [`search`]: (cost, clues, solution).
+type Found = (f32, Grid, Grid);
+
+/// How far [`search`] went.
+enum Searched {
+    /// A puzzle with another solution than the best one's, at `rival_cost`.
+    Rival {
+        best: Found,
+        rival: Grid,
+        rival_cost: f32,
+    },
+    /// No rival within the budget: the best puzzle if any, and the cost up to which every set
+    /// of changes was tried.
+    Ended {
+        best: Option<Found>,
+        searched_to: f32,
+    },
+}
+
+/// Tries the sets of `options` applied to `base` in order of cost, keeping the cheapest with one
+/// solution (`best`, the reading as read's if it solves), until one with another solution is
+/// found, the sets cost `budget.margin` more than the best, or the budget (counted from
+/// `started`, the solving of `base` included) is spent.
+fn search(
+    base: &Grid,
+    options: &[Change],
+    mut best: Option<Found>,
+    budget: Budget,
+    started: Instant,
+) -> Searched {
+    let mut calls = 1;
     let mut heap = BinaryHeap::new();
     if let Some(first) = options.first() {
         heap.push(Reverse(Changes::one(first.cost)));
@@ -177,8 +232,8 @@ pub fn decode(
             tracing::debug!(calls, visits, "decoding stopped by its time guard");
             break;
         }
-        changes.push_successors(&options, &mut heap);
-        let Some(clues) = changes.apply(&base, &options) else {
+        changes.push_successors(options, &mut heap);
+        let Some(clues) = changes.apply(base, options) else {
             continue;
         };
         calls += 1;
@@ -187,16 +242,12 @@ pub fn decode(
                 None => best = Some((cost, clues, solution)),
                 // Clues that differ but solve the same way draw the same digits: no rival.
                 Some((.., best_solution)) if best_solution == solution => {}
-                Some((best_cost, best_clues, best_solution)) => {
-                    return verdict(
-                        read,
-                        best_clues,
-                        best_solution,
-                        best_cost,
-                        cost - best_cost,
-                        Some(clues),
-                        budget,
-                    );
+                Some(found) => {
+                    return Searched::Rival {
+                        best: found,
+                        rival: clues,
+                        rival_cost: cost,
+                    };
                 }
             }
         }
@@ -205,20 +256,7 @@ pub fn decode(
         // Every set of the options kept was tried.
         searched_to = MAX_COST;
     }
-    // Sets of options left out cost at least this: the search vouches for nothing beyond.
-    let searched_to = searched_to.min(complete_to);
-    match best {
-        Some((cost, clues, solution)) => verdict(
-            read,
-            clues,
-            solution,
-            cost,
-            (searched_to - cost).max(0.0),
-            None,
-            budget,
-        ),
-        None => Verdict::Failed(first_error.unwrap_or(SolveError::Unsolvable)),
-    }
+    Searched::Ended { best, searched_to }
 }
 
 fn verdict(
