@@ -81,6 +81,9 @@ def main():
     ap.add_argument('--tilt', type=float, default=40, help='steepest view, degrees')
     ap.add_argument('--roll', type=float, default=25, help='largest roll, degrees')
     ap.add_argument('--k1', type=float, default=0.08, help='barrel distortion')
+    ap.add_argument('--spin', type=float, default=0,
+                    help='from 2 s on, the page also turns this many degrees a second (a user '
+                         'turning the paper, or the phone, round)')
     ap.add_argument('--size', default='960x540')
     ap.add_argument('--distance', type=float, default=1.0, help='1: the grid ~0.4 of the width')
     ap.add_argument('--noise', type=float, default=4)
@@ -114,7 +117,7 @@ def main():
         y = 0.03 * np.sin(1.3 * t)
         ax = np.radians(a.tilt) * np.sin(np.pi * min(max((t - 1.5) / 4.0, 0), 1))
         ay = np.radians(0.5 * a.tilt) * np.sin(np.pi * min(max((t - 5.5) / 3.0, 0), 1))
-        roll = np.radians(a.roll) * np.sin(0.5 * t)
+        roll = np.radians(a.roll) * np.sin(0.5 * t) + np.radians(a.spin) * max(t - 2.0, 0)
         z = a.distance * 2.3 + 0.2 * np.sin(0.7 * t)
         rx = np.array([[1, 0, 0], [0, np.cos(ax), -np.sin(ax)], [0, np.sin(ax), np.cos(ax)]])
         ry = np.array([[np.cos(ay), 0, np.sin(ay)], [0, 1, 0], [-np.sin(ay), 0, np.cos(ay)]])

@@ -54,9 +54,9 @@ def score_drawn(i, p, photos, labels, truth, drawn, wrong):
     t = np.array(next(q['corners'] for q in truth[i]['puzzles'] if q['photo'] == which[0]))
     s = np.array(p['corners'])
     side = np.mean([np.linalg.norm(t[k] - t[(k + 1) % 4]) for k in range(4)])
-    # The app names corners from the puzzle's top-left, the truth from the photo's.
-    err = min(np.max(np.linalg.norm(np.roll(s, k, 0) - t, axis=1))
-              for k in range(4)) / side * 100
+    # Both name corners from the puzzle's top-left (every Kubiesa puzzle is upright in its
+    # photo): a solution drawn turned a quarter is as wrong as one drawn a cell off.
+    err = np.max(np.linalg.norm(s - t, axis=1)) / side * 100
     cell = np.nan
     q = next(q for q in truth[i]['puzzles'] if q['photo'] == which[0])
     if 'lattice' in q and p.get('lattice'):
@@ -85,13 +85,10 @@ def report(photos, truth, drawn, wrong):
 
 
 def cell_error(truth, drawn):
-    """The largest distance (pixels) between a cell's true middle and its drawn one, the drawn
-    lattice turned to the truth's corner naming (the app names from the puzzle's top-left)."""
+    """The largest distance (pixels) between a cell's true middle and its drawn one (both
+    lattices named from the puzzle's top-left)."""
     middles = lambda l: (l[:-1, :-1] + l[1:, :-1] + l[:-1, 1:] + l[1:, 1:]) / 4
-    corners = lambda l: np.array([l[0, 0], l[0, 9], l[9, 9], l[9, 0]])
-    turned = min((np.rot90(drawn, k) for k in range(4)),
-                 key=lambda l: np.linalg.norm(corners(l) - corners(truth)))
-    return np.max(np.linalg.norm(middles(turned) - middles(truth), axis=2))
+    return np.max(np.linalg.norm(middles(drawn) - middles(truth), axis=2))
 
 
 if __name__ == '__main__':
