@@ -1142,3 +1142,69 @@ fn a_grid_washed_out_across_a_corner_is_drawn_in_its_cells_or_not_at_all() {
     assert!(off.is_empty(), "drawn off: {off:?}");
     assert!(drawn >= 27, "only {drawn} of 40 drawn");
 }
+
+/// `photo` as a camera in a dim room takes it: its light scaled by `light` under a warm lamp
+/// (blue 0.6, green 0.85, red 1.0), sensor noise of `noise` gray levels (a fixed sequence) and
+/// JPEG at 85.
+fn in_a_dim_room(photo: &core::Mat, light: f64, noise: f64, seed: u64) -> core::Mat {
+    let mut dim = photo.try_clone().unwrap();
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut uniform = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let cast = [0.6, 0.85, 1.0];
+    for (i, v) in dim.data_bytes_mut().unwrap().iter_mut().enumerate() {
+        // The sum of three uniforms, centred: near enough a Gaussian of `noise` deviation.
+        let n = (uniform() + uniform() + uniform() - 1.5) * 2.0 * noise;
+        *v = (*v as f64 * light * cast[i % 3] + n)
+            .round()
+            .clamp(0.0, 255.0) as u8;
+    }
+    let mut jpeg = core::Vector::<u8>::new();
+    let params = core::Vector::from_slice(&[opencv::imgcodecs::IMWRITE_JPEG_QUALITY, 85]);
+    opencv::imgcodecs::imencode(".jpg", &dim, &mut jpeg, &params).unwrap();
+    opencv::imgcodecs::imdecode(&jpeg, opencv::imgcodecs::IMREAD_COLOR).unwrap()
+}
+
+/// Every fourth Kubiesa photo taken in a dim room (see [`in_a_dim_room`]), its paper at 20-35
+/// gray levels, darker than any photo of the datasets (the dimmest shows it at 101). The ink
+/// and line thresholds are gray levels, so before such a picture was brightened (`raster::
+/// gray_of`) the thin lines fell under them. Measured (session 63): at 0.13 of the light 20 of
+/// 20 solved and drawn, at 0.16 19 (one judged invalid), every corner within 1.27% of the
+/// published one; before, 3 and 10 drawn, 12 and 5 solved but withheld by the print check (its
+/// thresholds are gray levels too), 5 and 5 not found.
+#[test]
+fn a_photo_taken_in_a_dim_room_is_read_and_drawn_in_place() {
+    let kubiesa = require_data(kubiesa_val(), "kubiesa photos-val", 80);
+    let mut pipeline = pipeline();
+    let (mut cases, mut drawn, mut worst) = (0, 0, 0.0f64);
+    for light in [0.13, 0.16] {
+        for (k, sample) in kubiesa.iter().enumerate().step_by(4) {
+            let corners = sample.corners.expect("published corners");
+            let photo = photo::load_image(&sample.path).unwrap();
+            let dim = in_a_dim_room(&photo, light, 4.0, k as u64);
+            let case = format!("{} at {light} of the light", sample.path.display());
+            cases += 1;
+            let Some(puzzle) = solved_right(&mut pipeline, &dim, sample, &case) else {
+                continue;
+            };
+            let off = puzzle.quad.max_corner_distance(&corners) / corners.mean_side() * 100.0;
+            println!(
+                "{case}: solved, drawn {}, corners {off:.2}% off",
+                !puzzle.off_print
+            );
+            if !puzzle.off_print {
+                drawn += 1;
+                worst = worst.max(off);
+            }
+        }
+    }
+    println!("dim rooms: {drawn} of {cases} drawn, corners at most {worst:.2}% of the side off");
+    assert!(worst < 2.0, "a corner drawn {worst:.2}% of the side off");
+    assert!(drawn >= 36, "only {drawn} of {cases} dim photos drawn");
+}

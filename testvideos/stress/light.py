@@ -3,11 +3,14 @@
 holding: `glare` adds a lamp's reflection (a soft white spot, fixed in the picture but drifting
 slowly across it, saturating at its core); `shadow` a hand's or a phone's shadow (a dark
 soft-edged rotated rectangle or ellipse over part of the picture, 45-65% of the light, drifting
-and turning slowly). The seed picks where, how large, how fast; the shadow's depth and edge.
+and turning slowly); `dim` a dim room (the light at 0.12-0.2 of the video's, drifting slowly as
+a webcam's exposure hunts, under a warm lamp, with sensor noise brought up with it). The seed
+picks where, how large, how fast; the shadow's depth and edge; the room's light.
 
 Usage (from the repository root, the venv of models/setup-training):
   models/.venv/bin/python testvideos/stress/light.py glare IN.mp4 OUT.mp4 7
   models/.venv/bin/python testvideos/stress/light.py shadow IN.mp4 OUT.mp4 1
+  models/.venv/bin/python testvideos/stress/light.py dim IN.mp4 OUT.mp4 1
 Score a replay of OUT.mp4 against IN.truth.json with `score.py`.
 """
 import sys
@@ -56,8 +59,23 @@ def shadow(rng, w, h):
     return lambda f, i: f * (1 - (1 - depth) * mask(i))
 
 
+def dim(rng, w, h):
+    """A dim room's light, frame by frame: a level drifting slowly around `level`, a warm cast
+    (blue and green less than red) and noise of 3-5 gray levels."""
+    level = rng.uniform(0.12, 0.2)
+    noise = rng.uniform(3, 5)
+    print(f'dim: light {level:.3f}, noise {noise:.1f}')
+    cast = np.array([0.6, 0.85, 1.0], np.float32)
+
+    def lit(f, i):
+        drift = 1 + 0.15 * np.sin(i / 40)
+        return f * (level * drift * cast) + rng.normal(0, noise, f.shape)
+
+    return lit
+
+
 def main():
-    if len(sys.argv) != 5 or sys.argv[1] not in ('glare', 'shadow'):
+    if len(sys.argv) != 5 or sys.argv[1] not in ('glare', 'shadow', 'dim'):
         sys.exit(__doc__)
     kind, src, out, seed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
     cap = cv2.VideoCapture(src)
@@ -65,7 +83,7 @@ def main():
         sys.exit(f'{src}: cannot be read as a video')
     fps = cap.get(cv2.CAP_PROP_FPS) or 30
     w, h = int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT))
-    light = (glare if kind == 'glare' else shadow)(np.random.default_rng(seed), w, h)
+    light = {'glare': glare, 'shadow': shadow, 'dim': dim}[kind](np.random.default_rng(seed), w, h)
     writer = cv2.VideoWriter(out, cv2.VideoWriter_fourcc(*'mp4v'), fps, (w, h))
     i = 0
     while True:
