@@ -14,7 +14,7 @@ use crate::geometry::Quad;
 use crate::grid::Grid;
 use crate::on_print::{Lines, drawn_off_the_print, drawn_on_the_print};
 use crate::overlay;
-use crate::raster::{GrayView, gray_of};
+use crate::raster::{GrayView, gray_of, too_dark_to_read};
 use crate::recognize::decode::Correction;
 use crate::recognize::detect::{self, Detection, Ink, Look};
 use crate::recognize::read::{DigitReader, GridReading};
@@ -258,6 +258,10 @@ impl PhotoPipeline {
 
     /// [`PhotoPipeline::process`] on the picture in gray; adds to `times`.
     fn process_gray(&mut self, gray: &Mat, times: &mut StageTimes) -> Result<Option<Puzzle>> {
+        if too_dark_to_read(gray)? {
+            tracing::warn!("the picture is too dark to read a puzzle in it surely");
+            return Ok(None);
+        }
         let start = Instant::now();
         // A grid touching the picture's edge may only be found with paper laid around it.
         let padded;

@@ -30,8 +30,23 @@ pub fn gray_of(bgr: &Mat) -> opencv::Result<Mat> {
 pub const DIM_WHITE: f64 = 96.0;
 /// At most this gain: it brightens the sensor's noise as much as the page, and past it the
 /// noise crosses the thresholds the lines fell under (noisy pages at 0.12 of their light: 18 of
-/// 20 drawn brightened 4 times, 4 of 20 brightened 8 times).
+/// 20 drawn brightened 4 times, 4 of 20 brightened 8 times). A picture darker than this gain can
+/// bring up to [`DIM_WHITE`] is still brightened by it, so that the gray levels go on smoothly
+/// for tracking, but below [`READ_WHITE`] it is not read (see [`too_dark_to_read`]).
 const MOST_GAIN: f64 = 4.0;
+
+/// Whether a picture from [`gray_of`] is too dark to be read surely: its white under
+/// [`READ_WHITE`] even brightened. A grid in it may be followed, not read.
+pub fn too_dark_to_read(gray: &Mat) -> opencv::Result<bool> {
+    Ok(white_level(&GrayView::new(gray)?) < READ_WHITE)
+}
+
+/// The least white (as [`gray_of`] gives it) of a picture that is read: brightened 4 times, a
+/// paper at 20. A hand-held video of a page filled in by hand at 0.08 of its light (its white
+/// 8-19, sensor noise 4 gray levels) was read with four clues as empty, one added, and a wrong
+/// solution drawn on 233 frames; those at 0.10-0.14 (white 10-35) drew right solutions, but a
+/// grid found again darker than 20 where the frame's edge cut it was drawn 3.5% of its side off.
+const READ_WHITE: f64 = 80.0;
 
 /// The 99th percentile of a picture's gray levels (every 4th pixel of every 4th row): the
 /// paper's white, as a rule, wherever the page lies in the picture.
@@ -244,6 +259,16 @@ mod tests {
         assert!(gray_at(94.0, 5).abs_diff(96) <= 1);
         // At most MOST_GAIN: a nearly black picture is noise, not a page.
         assert_eq!(gray_at(10.0, 5), 40);
+    }
+
+    #[test]
+    fn a_picture_too_dark_to_read_is_told() {
+        let too_dark = |white: f64| too_dark_to_read(&gray_of(&page(white)).unwrap()).unwrap();
+        assert!(!too_dark(180.0));
+        assert!(!too_dark(30.0));
+        assert!(!too_dark(21.0));
+        assert!(too_dark(19.0));
+        assert!(too_dark(8.0));
     }
 
     #[test]

@@ -20,7 +20,7 @@ use crate::bend::Bend;
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance};
 use crate::grid::Grid;
-use crate::raster::gray_of;
+use crate::raster::{gray_of, too_dark_to_read};
 use crate::recognize::detect::{self, Detection, Look};
 use crate::recognize::read::{DigitReader, GridReading};
 use crate::recognize::verdict::{
@@ -569,6 +569,10 @@ impl Vision {
         };
         let quad = track::quad_of(&track.image_from_grid);
         if !due_for_reading(track, &quad, frame_outline.gray) {
+            return Ok(());
+        }
+        if too_dark_to_read(frame_outline.gray)? {
+            tracing::trace!("too dark to read");
             return Ok(());
         }
         let orientation = if track.oriented {

@@ -490,6 +490,9 @@ pub struct Clip {
     /// Seeds the table's grain and the sensor noise (see `Camera::new`); None: `NOISE_SEED`
     /// if set.
     pub noise_seed: Option<u64>,
+    /// The room's light, as a share of the photos' (1: as photographed); the sensor noise stays
+    /// as it is, so a dim room films the page noisier.
+    pub light: f64,
 }
 
 /// When a `Swap` lays the second page.
@@ -529,6 +532,7 @@ impl Clip {
             frames: (seconds * FPS) as usize,
             seed,
             noise_seed: None,
+            light: 1.0,
         }
     }
 }
@@ -925,14 +929,23 @@ impl<'a> Camera<'a> {
         ))
     }
 
-    /// Light: overall brightness falling to 65% and back, a shadow across the frame that comes
-    /// and goes, and sensor noise.
+    /// Light: the room's (`Clip::light`), overall brightness falling to 65% and back, a shadow
+    /// across the frame that comes and goes, and sensor noise.
     fn light(&self, frame: &mut Mat, t: f64, i: usize) -> opencv::Result<()> {
         let seconds = self.clip.frames as f64 / FPS;
-        let gain = 1.0 - 0.35 * bump(t, 0.35 * seconds, 0.75 * seconds, 0.15 * seconds);
+        let gain = self.clip.light
+            * (1.0 - 0.35 * bump(t, 0.35 * seconds, 0.75 * seconds, 0.15 * seconds));
         let shade = 0.8 * bump(t, 0.2 * seconds, 0.6 * seconds, 0.2 * seconds);
         let mut lit = Mat::default();
-        core::add_weighted(&*frame, gain, &self.shadow, -shade, 0.0, &mut lit, -1)?;
+        core::add_weighted(
+            &*frame,
+            gain,
+            &self.shadow,
+            -shade * self.clip.light,
+            0.0,
+            &mut lit,
+            -1,
+        )?;
         core::add_weighted(
             &lit,
             1.0,
