@@ -36,7 +36,7 @@ pub const DIM_WHITE: f64 = 96.0;
 const MOST_GAIN: f64 = 4.0;
 
 /// Whether a picture from [`gray_of`] is too dark to be read surely: its white under
-/// [`READ_WHITE`] even brightened. A grid in it may be followed, not read.
+/// 80 even brightened (see `READ_WHITE`). A grid in it may be followed, not read.
 pub fn too_dark_to_read(gray: &Mat) -> opencv::Result<bool> {
     Ok(white_level(&GrayView::new(gray)?) < READ_WHITE)
 }
