@@ -17,6 +17,10 @@ pub enum Error {
         height: i32,
         min: i32,
     },
+    /// A picture whose paper shows under 20 of 255 even brightened (see
+    /// `raster::too_dark_to_read`): its noise could pass for ink, so it is not read at all.
+    #[error("too dark to read a puzzle in it surely: take the picture in more light")]
+    TooDark,
     #[error(
         "ONNX Runtime library not loaded ({reason}); run `bash .ci/setup` in the repository, \
          or set ORT_DYLIB_PATH to a libonnxruntime.so of version 1.31"

@@ -162,7 +162,8 @@ impl PhotoPipeline {
         PhotoPipeline { reader }
     }
 
-    /// Finds and solves the puzzle in a BGR picture; None when there is no puzzle.
+    /// Finds and solves the puzzle in a BGR picture; None when there is no puzzle, and
+    /// [`Error::TooDark`] when the picture is too dark to read one surely.
     /// `times` is set to this call's time per stage.
     pub fn process(&mut self, image: &Mat, times: &mut StageTimes) -> Result<Option<Puzzle>> {
         *times = StageTimes::default();
@@ -259,8 +260,7 @@ impl PhotoPipeline {
     /// [`PhotoPipeline::process`] on the picture in gray; adds to `times`.
     fn process_gray(&mut self, gray: &Mat, times: &mut StageTimes) -> Result<Option<Puzzle>> {
         if too_dark_to_read(gray)? {
-            tracing::warn!("the picture is too dark to read a puzzle in it surely");
-            return Ok(None);
+            return Err(Error::TooDark);
         }
         let start = Instant::now();
         // A grid touching the picture's edge may only be found with paper laid around it.

@@ -255,6 +255,12 @@ fn image_json_keeps_order_and_reports_each_bad_file() {
     write_image(&tiny, 8, 8);
     let blank = dir.path().join("blank.png");
     write_image(&blank, 640, 480);
+    // The bundled page at a twentieth of its light: its paper at about 10 of 255.
+    let dark = dir.path().join("dark.png");
+    let page = imgcodecs::imread(BUNDLED, imgcodecs::IMREAD_COLOR).unwrap();
+    let mut darkened = Mat::default();
+    page.convert_to(&mut darkened, -1, 0.05, 0.0).unwrap();
+    assert!(imgcodecs::imwrite(dark.to_str().unwrap(), &darkened, &Vector::new()).unwrap());
     let out_dir = dir.path().join("annotated");
 
     let files = [
@@ -265,6 +271,7 @@ fn image_json_keeps_order_and_reports_each_bad_file() {
         tiny.to_str().unwrap(),
         blank.to_str().unwrap(),
         truncated.to_str().unwrap(),
+        dark.to_str().unwrap(),
     ];
     let mut args = vec!["image", "--json", "--output", out_dir.to_str().unwrap()];
     args.extend(files);
@@ -296,6 +303,7 @@ fn image_json_keeps_order_and_reports_each_bad_file() {
         (2, "not an image"),
         (3, "not an image"),
         (4, "too small"),
+        (7, "too dark"),
     ] {
         let error = rows[i]["error"]
             .as_str()

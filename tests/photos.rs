@@ -598,9 +598,17 @@ fn solved_right(
     sample: &common::Sample,
     case: &str,
 ) -> Option<photo::Puzzle> {
-    let Some(puzzle) = pipeline.process(image, &mut StageTimes::default()).unwrap() else {
-        println!("{case}: no grid found");
-        return None;
+    let puzzle = match pipeline.process(image, &mut StageTimes::default()) {
+        Ok(Some(puzzle)) => puzzle,
+        Ok(None) => {
+            println!("{case}: no grid found");
+            return None;
+        }
+        Err(err @ sudoku_ar::Error::TooDark) => {
+            println!("{case}: {err}");
+            return None;
+        }
+        Err(err) => panic!("{case}: {err}"),
     };
     let Some(solution) = puzzle.solution else {
         println!("{case}: {:?}", puzzle.status);

@@ -89,7 +89,8 @@ fn process<'t>(
 ) -> anyhow::Result<(Vec<Puzzle>, Option<&'t Path>)> {
     let mut image = photo::load_image(path)?;
     let mut times = StageTimes::default();
-    let puzzles = pipeline.process_all(&image, &mut times)?;
+    let puzzles =
+        (pipeline.process_all(&image, &mut times)).with_context(|| path.display().to_string())?;
     let target = target.filter(|_| !puzzles.is_empty());
     if let Some(target) = target {
         let start = std::time::Instant::now();
