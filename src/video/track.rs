@@ -186,10 +186,16 @@ const SLIP_MARGIN: f64 = 0.15;
 pub struct Anchor {
     reference: Mat,
     points: Vector<Point2f>,
-    ink: [f64; 81],
+    /// Each cell's level in the reference ([`cell_levels`]): its ink is taken against the
+    /// cells open to view in each frame.
+    levels: [f64; 81],
     /// Cells a glare spot washed out or ringed when the reference was taken: their ink says
     /// nothing (see [`washed_out_cells`]).
     washed: [bool; 81],
+    /// The reference's picture with its ink taken away ([`background`]).
+    background: Mat,
+    /// How much detail the reference shows around each pixel ([`texture`]).
+    texture: Mat,
     /// Whether the ink is darker than the paper (else lighter: a dark-mode screen).
     dark_ink: bool,
 }
@@ -246,7 +252,6 @@ impl Anchor {
         }
         let levels = cell_levels(&reference.picture)?;
         let dark_ink = is_dark_ink(&levels);
-        let ink = cell_ink(&levels, dark_ink);
         let mut points = Vector::<Point2f>::new();
         for [x, y] in crossings() {
             points.push(anchor_point([x, y]));
@@ -271,8 +276,10 @@ impl Anchor {
         Ok(Some(Anchor {
             reference: reference.picture,
             points,
-            ink,
+            levels,
             washed: reference.washed,
+            background: reference.background,
+            texture: reference.texture,
             dark_ink,
         }))
     }
@@ -344,12 +351,26 @@ impl Anchor {
     /// Whether the cells' ink in `current` matches the reference better one cell over than
     /// where the track has it.
     fn slipped(&self, current: &Rectified) -> Result<bool> {
-        let ink = cell_ink(&cell_levels(&current.picture)?, self.dark_ink);
+        let covered = covered_cells((&self.background, &self.texture), current)?;
+        // Ink is taken against the typical cell of those open to view, in both: under a hand
+        // over a quarter of the grid the typical cell in view was another than the
+        // reference's (an empty one, where most had digits), and no cell matched.
+        let levels = cell_levels(&current.picture)?;
+        let typical = |levels: &[f64; 81]| {
+            let open: Vec<f64> = (0..81)
+                .filter(|&i| !covered[i])
+                .map(|i| levels[i])
+                .collect();
+            median(&open)
+        };
+        let ink = cell_ink(&levels, typical(&levels), self.dark_ink);
+        let reference_ink = cell_ink(&self.levels, typical(&self.levels), self.dark_ink);
         let usable: [bool; 81] =
-            std::array::from_fn(|i| current.sees_cell(i) && !current.washed[i]);
+            std::array::from_fn(|i| current.sees_cell(i) && !current.washed[i] && !covered[i]);
         let reference_usable = self.washed.map(|w| !w);
-        let at =
-            |dx: i32, dy: i32| correlation((&self.ink, &reference_usable), (&ink, &usable), dx, dy);
+        let at = |dx: i32, dy: i32| {
+            correlation((&reference_ink, &reference_usable), (&ink, &usable), dx, dy)
+        };
         let here = at(0, 0);
         let Some(here) = here else { return Ok(false) };
         let best_elsewhere = [
@@ -383,6 +404,10 @@ struct Rectified {
     picture: Mat,
     /// Cells a glare spot washes out or rings in the picture.
     washed: [bool; 81],
+    /// The picture with its ink taken away ([`background`]).
+    background: Mat,
+    /// How much detail the picture shows around each pixel ([`texture`]).
+    texture: Mat,
     /// Where the frame is, seen from the reference picture: which of its pixels it covers.
     image_from_anchor: Homography,
     frame_size: (f64, f64),
@@ -499,9 +524,12 @@ fn rectified_for_anchor(
     let Some(image_from_anchor) = anchor_from_image.inverse() else {
         return Ok(None);
     };
+    let normalised = normalised(&picture)?;
     Ok(Some(Rectified {
         washed: washed_out_cells(&picture)?,
-        picture: normalised(&picture)?,
+        background: background(&picture)?,
+        texture: texture(&normalised)?,
+        picture: normalised,
         image_from_anchor,
         frame_size: (gray.cols() as f64, gray.rows() as f64),
     }))
@@ -538,17 +566,23 @@ fn washed_out_cells(picture: &Mat) -> Result<[bool; 81]> {
     if opencv::core::count_non_zero(&spot)? == 0 {
         return Ok([false; 81]);
     }
+    ringed_cells(&spot)
+}
+
+/// Cells whose middle lies near enough to `mask` (a glare spot, a hand) for [`normalised`]'s
+/// local mean to be swayed by it: it fills [`GLARE_RINGS`] of the window around some pixel.
+fn ringed_cells(mask: &Mat) -> Result<[bool; 81]> {
     let k = normalising_window();
     let mut near = Mat::default();
     imgproc::blur(
-        &spot,
+        mask,
         &mut near,
         Size::new(k, k),
         Point::new(-1, -1),
         opencv::core::BORDER_CONSTANT,
     )?;
-    let mut washed = [false; 81];
-    for (cell, w) in washed.iter_mut().enumerate() {
+    let mut ringed = [false; 81];
+    for (cell, r) in ringed.iter_mut().enumerate() {
         let mut most = 0.0;
         opencv::core::min_max_loc(
             &Mat::roi(&near, cell_middle(cell))?,
@@ -558,9 +592,125 @@ fn washed_out_cells(picture: &Mat) -> Result<[bool; 81]> {
             None,
             &no_array(),
         )?;
-        *w = most >= GLARE_RINGS * 255.0;
+        *r = most >= GLARE_RINGS * 255.0;
     }
-    Ok(washed)
+    Ok(ringed)
+}
+
+/// A printed stroke or line is thinner than this share of a cell: [`background`] takes it away.
+const STROKE_UNDER: f64 = 0.4;
+/// A change of the background by more than this share, against the picture's typical change
+/// (the light's), is something over the paper or taken away from it.
+const COVER_CHANGE: f64 = 0.1;
+/// A cell's surroundings showing less than this share of the detail they showed in the
+/// reference (against the typical cell's change) are covered.
+const FLAT_TEXTURE: f64 = 0.35;
+
+/// The picture (before [`normalised`]) with its printed strokes and lines taken away, each
+/// pixel the lightest near it: the paper's level where the page lies open, and where something
+/// broad lies over it (a hand, its shadow, a sleeve; a shaded box) its level.
+fn background(picture: &Mat) -> Result<Mat> {
+    let side = (STROKE_UNDER * ANCHOR_CELL) as i32 | 1;
+    Ok(morphed(
+        picture,
+        imgproc::MORPH_DILATE,
+        imgproc::MORPH_RECT,
+        side,
+        opencv::core::BORDER_REPLICATE,
+    )?)
+}
+
+/// How far the [`normalised`] picture's levels stray from the local mean, on average over a
+/// cell around each pixel: every such window of the grid holds some of its printed lines, but
+/// not where something lies over the paper, whatever its colour.
+fn texture(normalised: &Mat) -> Result<Mat> {
+    let mut detail = Mat::default();
+    opencv::core::absdiff(normalised, &Scalar::all(128.0), &mut detail)?;
+    let k = ANCHOR_CELL as i32 | 1;
+    let mut texture = Mat::default();
+    imgproc::blur(
+        &detail,
+        &mut texture,
+        Size::new(k, k),
+        Point::new(-1, -1),
+        opencv::core::BORDER_REPLICATE,
+    )?;
+    Ok(texture)
+}
+
+/// Where `current` over `reference` (both 32-bit float) lies under `below` or over `above`
+/// times their typical ratio (the median of the cells'): 255 there, else 0.
+fn strayed(current: &Mat, reference: &Mat, below: f64, above: f64) -> Result<Mat> {
+    let mut ratio = Mat::default();
+    opencv::core::divide2(current, reference, &mut ratio, 1.0, opencv::core::CV_32F)?;
+    let typical = median(&cell_means(&ratio)?).max(1e-3);
+    let (low, high) = (Scalar::all(typical * below), Scalar::all(typical * above));
+    let mut within = Mat::default();
+    opencv::core::in_range(&ratio, &low, &high, &mut within)?;
+    let mut out = Mat::default();
+    opencv::core::bitwise_not(&within, &mut out, &no_array())?;
+    Ok(out)
+}
+
+/// The mean of each cell of a 32-bit float picture of the anchor's (row by row): the grid
+/// shrunk to 9 x 9 pixels, one call where 81 cell by cell cost 0.2 ms.
+fn cell_means(picture: &Mat) -> Result<Vec<f64>> {
+    let margin = (ANCHOR_MARGIN * ANCHOR_CELL) as i32;
+    let side = (9.0 * ANCHOR_CELL) as i32;
+    let grid = Mat::roi(picture, Rect::new(margin, margin, side, side))?;
+    let mut cells = Mat::default();
+    imgproc::resize(
+        &grid,
+        &mut cells,
+        Size::new(9, 9),
+        0.0,
+        0.0,
+        imgproc::INTER_AREA,
+    )?;
+    let mut means = Vec::with_capacity(81);
+    for cell in 0..81 {
+        means.push(f64::from(*cells.at_2d::<f32>(cell / 9, cell % 9)?));
+    }
+    Ok(means)
+}
+
+/// Cells where something lies over the paper now and did not when the reference was taken,
+/// or the other way round, with the cells it rings: where the [`background`] is darker or
+/// lighter than the light's change explains by more than [`COVER_CHANGE`], or the [`texture`]
+/// is gone (a hand as light as the paper). A hand writing in the digits lies over a quarter
+/// of the grid, and its edge, taken for ink, matched the reference's digits better a cell over
+/// (`writing.py`: the track dropped as slipped the moment the hand came in, and the puzzle
+/// was not drawn for 3 s). Both are the same a cell over on an open page, so a grid slipped
+/// a cell still shows as slipped; a shaded box is as dark in both; a sliver along its edge,
+/// where the track is a pixel or two off, is not broad.
+fn covered_cells((background, texture): (&Mat, &Mat), current: &Rectified) -> Result<[bool; 81]> {
+    let float = |m: &Mat| -> Result<Mat> {
+        let mut out = Mat::default();
+        m.convert_to(&mut out, opencv::core::CV_32F, 1.0, 1.0)?;
+        Ok(out)
+    };
+    let (now, then) = (float(&current.background)?, float(background)?);
+    let changed = strayed(&now, &then, 1.0 - COVER_CHANGE, 1.0 + COVER_CHANGE)?;
+    let (now, then) = (float(&current.texture)?, float(texture)?);
+    let flat = strayed(&now, &then, FLAT_TEXTURE, f64::MAX)?;
+    let mut any = Mat::default();
+    opencv::core::bitwise_or(&changed, &flat, &mut any, &no_array())?;
+    if opencv::core::count_non_zero(&any)? == 0 {
+        return Ok([false; 81]);
+    }
+    let sliver = (0.2 * ANCHOR_CELL) as i32 | 1;
+    let broad = morphed(
+        &any,
+        imgproc::MORPH_OPEN,
+        imgproc::MORPH_RECT,
+        sliver,
+        opencv::core::BORDER_REPLICATE,
+    )?;
+    // Most frames: a few pixels of noise, no cell to look at.
+    if opencv::core::count_non_zero(&broad)? == 0 {
+        return Ok([false; 81]);
+    }
+    ringed_cells(&broad)
 }
 
 /// Side of the window [`normalised`] takes the local mean over: two cells.
@@ -619,9 +769,14 @@ fn cell_levels(picture: &Mat) -> Result<[f64; 81]> {
 
 /// The typical cell's level: an empty one's (most cells are empty).
 fn typical_level(levels: &[f64; 81]) -> f64 {
-    let mut sorted = *levels;
+    median(levels)
+}
+
+/// The middle one of `values` (the upper one of an even count); 0 when there are none.
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
-    sorted[40]
+    sorted.get(sorted.len() / 2).copied().unwrap_or(0.0)
 }
 
 /// Whether the digits are darker than the empty cells (print on paper) rather than lighter (a
@@ -633,14 +788,13 @@ fn is_dark_ink(levels: &[f64; 81]) -> bool {
     darker >= lighter
 }
 
-/// How much ink each cell's middle holds: how much darker it is than the typical cell. On
+/// How much ink each cell's middle holds: how much darker it is than the `typical` cell. On
 /// paper only darker counts: a glare spot that washes cells out towards white is no ink, where
 /// counting any difference made the spot look like digits and its cells match a neighbour's
 /// digits better (image36 under glare: a false slip). With light ink (a dark-mode screen) any
 /// difference counts, as the highlighted cells of an app do too: counting only the lighter way
 /// lost the dark-blue phone screen's track more often (right after lock 79.7% -> 68.3%).
-fn cell_ink(levels: &[f64; 81], dark_ink: bool) -> [f64; 81] {
-    let typical = typical_level(levels);
+fn cell_ink(levels: &[f64; 81], typical: f64, dark_ink: bool) -> [f64; 81] {
     levels.map(|l| {
         let darker = typical - l;
         if dark_ink {
@@ -846,7 +1000,7 @@ mod tests {
 
     #[test]
     fn a_glare_spot_is_no_ink_and_no_slip() {
-        let reference = cell_ink(&page(&DIGITS), true);
+        let reference = cell_ink(&page(&DIGITS), typical_level(&page(&DIGITS)), true);
         // Light over the middle rows, brightest just right of the digits there: it washes
         // them out and lights the empty cells beside them (a cell over, where the reference
         // has its ink) more than the faint digits ever darkened theirs.
@@ -857,7 +1011,7 @@ mod tests {
                 glared[d + 1] = 255.0;
             }
         }
-        let current = cell_ink(&glared, true);
+        let current = cell_ink(&glared, typical_level(&glared), true);
         assert_eq!(current[21], 0.0);
         let all = [true; 81];
         let at = |dx, dy| correlation((&reference, &all), (&current, &all), dx, dy).unwrap();
@@ -870,7 +1024,7 @@ mod tests {
 
     /// The anchor's picture of a dim page filled in by hand (paper 110, lines 50, faint digits
     /// 95) under a glare spot (white, over a cell across, fading out over 2.5) on cell `glare`.
-    fn page_picture(glare: usize) -> Mat {
+    fn page_picture(glare: Option<usize>) -> Mat {
         let side = anchor_side();
         let margin = (ANCHOR_MARGIN * ANCHOR_CELL) as i32;
         let cell = ANCHOR_CELL as i32;
@@ -899,6 +1053,7 @@ mod tests {
             )
             .unwrap();
         }
+        let Some(glare) = glare else { return picture };
         let [x, y] = anchor_cell_centre(glare);
         for r in (10..=20).rev() {
             let level = 110.0 + 145.0 * (20 - r) as f64 / 10.0;
@@ -917,34 +1072,112 @@ mod tests {
         picture
     }
 
-    /// Whether the anchor taken with the glare on cell `before` finds the track slipped with
-    /// the glare moved to `after` and the page still (washed-out cells left out, or not).
-    fn slipped_under_moving_glare(before: usize, after: usize, washing: bool) -> bool {
-        let rectified = |raw: Mat| Rectified {
-            washed: if washing {
-                washed_out_cells(&raw).unwrap()
+    /// The raw picture rectified as [`rectified_for_anchor`] makes it; with `looking` false
+    /// nothing washed out or covered is seen in it (its background and texture `open`'s).
+    fn rectified(raw: &Mat, looking: bool, open: &Mat) -> Rectified {
+        let seen = if looking { raw } else { open };
+        Rectified {
+            washed: if looking {
+                washed_out_cells(raw).unwrap()
             } else {
                 [false; 81]
             },
-            picture: normalised(&raw).unwrap(),
+            background: background(seen).unwrap(),
+            texture: texture(&normalised(seen).unwrap()).unwrap(),
+            picture: normalised(raw).unwrap(),
             image_from_anchor: Homography::translation(0.0, 0.0),
             frame_size: (1e4, 1e4),
-        };
-        let reference = rectified(page_picture(before));
+        }
+    }
+
+    /// Whether the anchor taken from the raw picture `then` finds the track slipped in `now`
+    /// (washed-out and covered cells left out when `looking`, else neither).
+    fn slipped_between(then: &Mat, now: &Mat, looking: bool) -> bool {
+        let open = page_picture(None);
+        let reference = rectified(then, looking, &open);
         let levels = cell_levels(&reference.picture).unwrap();
         let anchor = Anchor {
-            ink: cell_ink(&levels, is_dark_ink(&levels)),
+            levels,
             dark_ink: is_dark_ink(&levels),
             washed: reference.washed,
+            background: reference.background,
+            texture: reference.texture,
             reference: reference.picture,
             points: Vector::new(),
         };
-        anchor.slipped(&rectified(page_picture(after))).unwrap()
+        anchor.slipped(&rectified(now, looking, &open)).unwrap()
+    }
+
+    /// Whether the anchor taken with the glare on cell `before` finds the track slipped with
+    /// the glare moved to `after` and the page still.
+    fn slipped_under_moving_glare(before: usize, after: usize, washing: bool) -> bool {
+        let (then, now) = (page_picture(Some(before)), page_picture(Some(after)));
+        slipped_between(&then, &now, washing)
+    }
+
+    /// `picture` with a right hand over the grid's lower right quarter at `level` (the paper
+    /// is at 110): a palm round cell (6, 5), the forearm running off past the corner.
+    fn with_hand(picture: &Mat, level: f64) -> Mat {
+        let mut out = picture.clone();
+        let [x, y] = anchor_cell_centre(5 * 9 + 6);
+        let cell = ANCHOR_CELL as i32;
+        let palm = Point::new(x as i32, y as i32);
+        let colour = Scalar::all(level);
+        let axes = Size::new(2 * cell, 3 * cell / 2);
+        imgproc::ellipse(
+            &mut out,
+            palm,
+            axes,
+            40.0,
+            0.0,
+            360.0,
+            colour,
+            -1,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        let far = Point::new(palm.x + 8 * cell, palm.y + 8 * cell);
+        imgproc::line(&mut out, palm, far, colour, 3 * cell, imgproc::LINE_8, 0).unwrap();
+        out
+    }
+
+    /// `picture` moved by a cell to the left: what a track a cell off sees.
+    fn a_cell_off(picture: &Mat) -> Mat {
+        let shift = Mat::from_slice_2d(&[[1.0f64, 0.0, -ANCHOR_CELL], [0.0, 1.0, 0.0]]).unwrap();
+        let mut out = Mat::default();
+        imgproc::warp_affine(
+            picture,
+            &mut out,
+            &shift,
+            picture.size().unwrap(),
+            imgproc::INTER_LINEAR,
+            opencv::core::BORDER_REPLICATE,
+            Scalar::default(),
+        )
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn a_hand_over_a_quarter_of_the_grid_is_no_slip_and_a_slip_under_it_still_is() {
+        let page = page_picture(None);
+        // Skin darker than the paper, about as light, lighter.
+        for level in [70.0, 104.0, 150.0] {
+            let hand = with_hand(&page, level);
+            assert!(!slipped_between(&page, &hand, true), "hand at {level}");
+            // The cells left in view still tell a slip.
+            let off = with_hand(&a_cell_off(&page), level);
+            assert!(
+                slipped_between(&page, &off, true),
+                "a cell off, hand at {level}"
+            );
+        }
     }
 
     #[test]
     fn a_glare_spot_drifting_a_cell_over_the_page_is_no_slip() {
-        let washed = washed_out_cells(&page_picture(40)).unwrap();
+        let washed = washed_out_cells(&page_picture(Some(40))).unwrap();
         // The spot's cell and the ring around it, none two cells away.
         assert!(
             [30, 31, 32, 39, 40, 41, 48, 49, 50]

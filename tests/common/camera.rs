@@ -475,6 +475,9 @@ pub enum Script {
     /// (the left or the bottom, by the seed) 0.1-0.45 of a cell inside the frame's edge all
     /// along: a phone filmed with the puzzle filling its picture.
     Close,
+    /// 8 s: the page slides in; from 2.5 s a right hand with a pen writes in the cells, a
+    /// cell every 0.7 s: palm, fingers and forearm over a quarter of the grid and more.
+    Writing,
 }
 
 /// One simulated video.
@@ -504,7 +507,7 @@ impl Clip {
             Script::Handheld => 8.0,
             Script::Pan => 30.0,
             Script::Swap => 10.0,
-            Script::Thumb | Script::Glare => 8.0,
+            Script::Thumb | Script::Glare | Script::Writing => 8.0,
             Script::Cut | Script::Close => 6.0,
         };
         let label = match script {
@@ -515,6 +518,7 @@ impl Clip {
             Script::Glare => "glare",
             Script::Cut => "cut",
             Script::Close => "close",
+            Script::Writing => "writing",
         };
         let name = format!(
             "{label}:{}",
@@ -747,7 +751,7 @@ impl<'a> Camera<'a> {
                 x += 0.12 * w * (0.3 * t).sin();
                 side *= 1.0 + 0.15 * (0.2 * t).sin();
             }
-            Script::Swap | Script::Thumb | Script::Glare => {
+            Script::Swap | Script::Thumb | Script::Glare | Script::Writing => {
                 x -= 0.95 * w * (1.0 - smoothstep(t / 1.0));
             }
             Script::Cut => {
@@ -837,7 +841,7 @@ impl<'a> Camera<'a> {
             Script::Handheld => (3.0, 4.5),
             Script::Pan => (19.0, 23.0),
             Script::Swap => (7.0, 8.0),
-            Script::Glare | Script::Cut | Script::Close => return None,
+            Script::Glare | Script::Cut | Script::Close | Script::Writing => return None,
             Script::Thumb => {
                 // Still, over the bottom row (its middle at 0.44), somewhere along it.
                 let along = (self.clip.seed % 7) as f64 / 6.0;
@@ -848,6 +852,29 @@ impl<'a> Camera<'a> {
             let u = (t - from) / (to - from);
             [-0.25 + 0.5 * u, 0.15 + 0.1 * (u * 6.0).sin()]
         })
+    }
+
+    /// Where the writing hand's pen touches the paper at `t` (grid coordinates, centred), if
+    /// the hand is over it: a cell every [`WRITING_STEP`] s, picked by the seed, reached in a
+    /// quarter of a second and written across.
+    fn pen(&self, t: f64) -> Option<[f64; 2]> {
+        if self.clip.script != Script::Writing || t < WRITING_FROM {
+            return None;
+        }
+        let since = t - WRITING_FROM;
+        let step = (since / WRITING_STEP).floor() as u64;
+        let cell_at = |k: u64| {
+            let c = (self.clip.seed * 31 + k * 37) % 81;
+            [(c % 9) as f64 / 9.0 - 0.5, (c / 9) as f64 / 9.0 - 0.5]
+        };
+        let u = (since - step as f64 * WRITING_STEP) / WRITING_STEP;
+        let (from, to) = (cell_at(step), cell_at(step + 1));
+        let moving = smoothstep(u / 0.35);
+        let across = 0.3 + 0.4 * smoothstep((u - 0.35) / 0.65);
+        Some([
+            from[0] + (to[0] - from[0]) * moving + across / 9.0,
+            from[1] + (to[1] - from[1]) * moving + 0.6 / 9.0,
+        ])
     }
 
     /// Where frame `i` shows each pixel of the page in view (its photo's pixels).
@@ -880,6 +907,10 @@ impl<'a> Camera<'a> {
         if let Some(tip) = finger {
             draw_finger(&mut frame, &frame_from_grid, tip)?;
         }
+        let pen = self.pen(t);
+        if let Some(tip) = pen {
+            draw_hand(&mut frame, &frame_from_grid, tip)?;
+        }
         // Motion blur along the grid centre's motion during half a frame's exposure.
         let before = self.pose(t - 0.25 / FPS).centre;
         let after = self.pose(t + 0.25 / FPS).centre;
@@ -908,9 +939,14 @@ impl<'a> Camera<'a> {
                 clues: String::new(),
                 solution: page.solution.to_string(),
                 whole: corners.0.iter().all(|&p| inside(p)),
-                occluded: finger.is_some(),
+                occluded: finger.is_some() || pen.is_some(),
                 needed_hidden: finger
                     .is_some_and(|tip| needed_clue_hidden(&page.clues, |p| under_finger(tip, p)))
+                    || pen.is_some_and(|tip| {
+                        needed_clue_hidden(&page.clues, |p| {
+                            hand(tip).iter().any(|part| within(part, p))
+                        })
+                    })
                     || washed_out.as_ref().is_some_and(|weights| {
                         needed_clue_hidden(&page.clues, |p| {
                             washed_out_by_glare(weights, &frame_from_grid, p)
@@ -1034,6 +1070,79 @@ fn draw_finger(frame: &mut Mat, frame_from_grid: &Homography, tip: [f64; 2]) -> 
         0,
         Point::default(),
     )
+}
+
+/// When the writing hand comes in, and how long it takes over each cell (seconds).
+const WRITING_FROM: f64 = 2.5;
+const WRITING_STEP: f64 = 0.7;
+
+/// A right hand writing with its pen's tip at `tip` (grid coordinates, centred), as outlines
+/// in grid coordinates: the palm, the fingers round the pen, the forearm running off the page
+/// down and to the right, and the pen.
+fn hand(tip: [f64; 2]) -> [Vec<[f64; 2]>; 4] {
+    let cell = 1.0 / 9.0;
+    let norm = 0.55f64.hypot(0.8);
+    let d = [0.55 / norm, 0.8 / norm];
+    let n = [-d[1], d[0]];
+    let at = |along: f64, beside: f64| {
+        [
+            tip[0] + cell * (along * d[0] + beside * n[0]),
+            tip[1] + cell * (along * d[1] + beside * n[1]),
+        ]
+    };
+    let ellipse = |along: f64, beside: f64, a: f64, b: f64| -> Vec<[f64; 2]> {
+        (0..24)
+            .map(|k| {
+                let angle = std::f64::consts::TAU * k as f64 / 24.0;
+                at(along + a * angle.cos(), beside + b * angle.sin())
+            })
+            .collect()
+    };
+    [
+        ellipse(2.9, 0.3, 1.9, 1.5),
+        ellipse(1.2, 0.0, 1.0, 0.45),
+        vec![at(2.9, 1.5), at(17.0, 1.7), at(17.0, -1.1), at(2.9, -0.9)],
+        vec![at(0.0, 0.0), at(1.8, 0.07), at(1.8, -0.07)],
+    ]
+}
+
+/// Whether point `p` lies inside the outline `polygon` (crossings of a ray to the right).
+fn within(polygon: &[[f64; 2]], [x, y]: [f64; 2]) -> bool {
+    let mut crossings = 0;
+    for (k, a) in polygon.iter().enumerate() {
+        let b = polygon[(k + 1) % polygon.len()];
+        if (a[1] > y) != (b[1] > y) && x < a[0] + (y - a[1]) / (b[1] - a[1]) * (b[0] - a[0]) {
+            crossings += 1;
+        }
+    }
+    crossings % 2 == 1
+}
+
+/// The writing [`hand`] drawn over the frame: skin, and the pen dark blue.
+fn draw_hand(frame: &mut Mat, frame_from_grid: &Homography, tip: [f64; 2]) -> opencv::Result<()> {
+    let [palm, fingers, arm, pen] = hand(tip);
+    let outline = |part: &[[f64; 2]]| -> Vector<Point> {
+        part.iter()
+            .map(|&p| {
+                let [x, y] = frame_from_grid.apply(p);
+                Point::new(x.clamp(-1e5, 1e5) as i32, y.clamp(-1e5, 1e5) as i32)
+            })
+            .collect()
+    };
+    let skin: Vector<Vector<Point>> = [palm, fingers, arm].iter().map(|p| outline(p)).collect();
+    for (parts, colour) in [
+        (skin, Scalar::new(120.0, 150.0, 205.0, 0.0)),
+        (
+            std::iter::once(outline(&pen)).collect(),
+            Scalar::new(90.0, 40.0, 30.0, 0.0),
+        ),
+    ] {
+        for part in parts.iter() {
+            let one: Vector<Vector<Point>> = std::iter::once(part).collect();
+            imgproc::fill_poly(frame, &one, colour, imgproc::LINE_AA, 0, Point::default())?;
+        }
+    }
+    Ok(())
 }
 
 /// Blurs `frame` along `motion` (pixels moved while the shutter was open).
