@@ -608,21 +608,22 @@ const FLAT_TEXTURE: f64 = 0.35;
 
 /// The picture (before [`normalised`]) with its printed strokes and lines taken away, each
 /// pixel the lightest near it: the paper's level where the page lies open, and where something
-/// broad lies over it (a hand, its shadow, a sleeve; a shaded box) its level.
+/// broad lies over it (a hand, its shadow, a sleeve; a shaded box) its level ([`for_ratios`]).
 fn background(picture: &Mat) -> Result<Mat> {
     let side = (STROKE_UNDER * ANCHOR_CELL) as i32 | 1;
-    Ok(morphed(
+    let lightest = morphed(
         picture,
         imgproc::MORPH_DILATE,
         imgproc::MORPH_RECT,
         side,
         opencv::core::BORDER_REPLICATE,
-    )?)
+    )?;
+    for_ratios(&lightest)
 }
 
 /// How far the [`normalised`] picture's levels stray from the local mean, on average over a
 /// cell around each pixel: every such window of the grid holds some of its printed lines, but
-/// not where something lies over the paper, whatever its colour.
+/// not where something lies over the paper, whatever its colour ([`for_ratios`]).
 fn texture(normalised: &Mat) -> Result<Mat> {
     let mut detail = Mat::default();
     opencv::core::absdiff(normalised, &Scalar::all(128.0), &mut detail)?;
@@ -635,7 +636,15 @@ fn texture(normalised: &Mat) -> Result<Mat> {
         Point::new(-1, -1),
         opencv::core::BORDER_REPLICATE,
     )?;
-    Ok(texture)
+    for_ratios(&texture)
+}
+
+/// An 8-bit picture as 32-bit float one level up, ready to divide by ([`strayed`]): the
+/// anchor's reference is converted once, when it is taken, not on every frame aligned to it.
+fn for_ratios(picture: &Mat) -> Result<Mat> {
+    let mut out = Mat::default();
+    picture.convert_to(&mut out, opencv::core::CV_32F, 1.0, 1.0)?;
+    Ok(out)
 }
 
 /// Where `current` over `reference` (both 32-bit float) lies under `below` or over `above`
@@ -684,15 +693,13 @@ fn cell_means(picture: &Mat) -> Result<Vec<f64>> {
 /// a cell still shows as slipped; a shaded box is as dark in both; a sliver along its edge,
 /// where the track is a pixel or two off, is not broad.
 fn covered_cells((background, texture): (&Mat, &Mat), current: &Rectified) -> Result<[bool; 81]> {
-    let float = |m: &Mat| -> Result<Mat> {
-        let mut out = Mat::default();
-        m.convert_to(&mut out, opencv::core::CV_32F, 1.0, 1.0)?;
-        Ok(out)
-    };
-    let (now, then) = (float(&current.background)?, float(background)?);
-    let changed = strayed(&now, &then, 1.0 - COVER_CHANGE, 1.0 + COVER_CHANGE)?;
-    let (now, then) = (float(&current.texture)?, float(texture)?);
-    let flat = strayed(&now, &then, FLAT_TEXTURE, f64::MAX)?;
+    let changed = strayed(
+        &current.background,
+        background,
+        1.0 - COVER_CHANGE,
+        1.0 + COVER_CHANGE,
+    )?;
+    let flat = strayed(&current.texture, texture, FLAT_TEXTURE, f64::MAX)?;
     let mut any = Mat::default();
     opencv::core::bitwise_or(&changed, &flat, &mut any, &no_array())?;
     if opencv::core::count_non_zero(&any)? == 0 {
