@@ -5,7 +5,8 @@
 //! `cargo bench --bench handheld` prints them; `-- --crops DIR` also writes each page's truth
 //! corners zoomed (published corner blue, truth red) to check by eye; `-- --frames DIR` writes
 //! a few frames of each clip (`--at 20,25` those frames); `-- --only NAME` runs only the clips whose name contains NAME;
-//! `-- --set 1` films 32 other pages (`camera::page_set`).
+//! `-- --set 1` films 32 other pages (`camera::page_set`); `-- --clips writing` films a hand
+//! writing in the digits over each page instead of the usual clips.
 //! `SUDOKU_BENCH_ERRORS=1` adds each clip's corner error on every frame with a solution drawn.
 
 #[path = "../tests/common/mod.rs"]
@@ -128,7 +129,14 @@ fn main() {
     }
     let only = common::bench_arg("--only");
     let pages_run = pages;
-    let results = handheld::run_all(&pages_run, 2, only.as_deref());
+    // `--clips writing`: a hand writing over each page instead (`Script::Writing`).
+    let mut clips = match common::bench_arg("--clips").as_deref() {
+        Some("writing") => camera::writing_clips(&pages_run),
+        Some(other) => panic!("--clips takes writing, not {other}"),
+        None => camera::clips(&pages_run),
+    };
+    clips.retain(|c| only.as_deref().is_none_or(|o| c.name.contains(o)));
+    let results = handheld::run_all(&pages_run, &clips, 2);
     // DUMP_CORNERS=N prints frame N's drawn and true corners, per clip.
     if let Some(n) = std::env::var("DUMP_CORNERS")
         .ok()

@@ -17,7 +17,7 @@ fn simulated_handheld_camera_over_real_pages() {
         pages.len(),
         common::data_dir().display()
     );
-    let results = handheld::run_all(&pages, 2, None);
+    let results = handheld::run_all(&pages, &camera::clips(&pages), 2);
     let totals = handheld::totals(&pages, &results);
     eprintln!("{}", totals.summary());
 
@@ -316,15 +316,14 @@ fn a_page_filmed_in_a_dim_room_is_drawn_in_its_cells_and_one_too_dark_not_at_all
 #[test]
 fn a_hand_writing_over_the_page_keeps_the_solution_drawn_in_its_cells() {
     let pages = camera::pages();
-    let names: Vec<String> = pages.iter().map(|p| p.name.clone()).collect();
+    let clips = camera::writing_clips(&pages);
     let mut worst = 0.0f64;
     for name in WRITTEN_ON {
-        let page = names
-            .iter()
-            .position(|n| n == name)
+        let page = (pages.iter())
+            .position(|p| p.name == name)
             .expect("a page of the set");
-        let clip = camera::Clip::new(Script::Writing, vec![page], &names, 1000 + page as u64);
-        let result = handheld::run_clip(&pages, &clip);
+        let clip = &clips[page];
+        let result = handheld::run_clip(&pages, clip);
         eprintln!("{}", result.line());
         let score = &result.score;
         assert!(

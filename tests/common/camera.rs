@@ -568,6 +568,14 @@ pub fn clips(pages: &[Page]) -> Vec<Clip> {
     clips
 }
 
+/// A hand writing over each of `pages` (`cargo bench --bench handheld -- --clips writing`).
+pub fn writing_clips(pages: &[Page]) -> Vec<Clip> {
+    let names: Vec<String> = pages.iter().map(|p| p.name.clone()).collect();
+    (0..pages.len())
+        .map(|i| Clip::new(Script::Writing, vec![i], &names, 1000 + i as u64))
+        .collect()
+}
+
 /// The clips over `pages` whose name contains `only` (every clip without it).
 pub fn clips_named(pages: &[Page], only: Option<&str>) -> Vec<Clip> {
     let mut clips = clips(pages);

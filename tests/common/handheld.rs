@@ -155,9 +155,8 @@ impl ClipResult {
     }
 }
 
-/// Runs every clip over `pages` on `threads` threads, each with its own reader.
-pub fn run_all(pages: &[Page], threads: usize, only: Option<&str>) -> Vec<ClipResult> {
-    let clips = camera::clips_named(pages, only);
+/// Runs `clips` over `pages` on `threads` threads, each with its own reader.
+pub fn run_all(pages: &[Page], clips: &[Clip], threads: usize) -> Vec<ClipResult> {
     let next = Mutex::new(0usize);
     let results = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
