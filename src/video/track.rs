@@ -222,17 +222,14 @@ impl Anchor {
     /// Takes the reference from `frame` where `image_from_grid` (full-resolution pixels) puts
     /// the grid; None when the grid is not all in view with half a cell around it, or, where
     /// `border_shown` (its printed border shows along each side near the frame's edge), not
-    /// all in view itself. Where the reading the anchor is set on found cells `hidden`, or the
-    /// printed detail `before` saw (the anchor it replaces, when settled where the grid still
-    /// is) is gone, the reference is the paper as `before` saw it.
+    /// all in view itself.
     pub fn new(
         frame: &TrackFrame,
         image_from_grid: &Homography,
         border_shown: bool,
-        (hidden, before): (&[bool; 81], Option<&Anchor>),
     ) -> Result<Option<Anchor>> {
         let reference = rectified_for_anchor(frame, image_from_grid)?;
-        let Some(mut reference) = reference else {
+        let Some(reference) = reference else {
             return Ok(None);
         };
         // The margin around the grid may be cut by the frame's edge on one side; on more only
@@ -253,13 +250,6 @@ impl Anchor {
             );
             return Ok(None);
         }
-        // What a hand hides now, the paper as the anchor before saw it: followed from the
-        // hand, the points there pulled the grid off once the hand moved (writing:image77, a
-        // reading under a hand over 21 cells: drawn 2.8% off, then dropped as slipped).
-        let seam = match before {
-            Some(before) => reference.fill_hidden(before, hidden)?,
-            None => None,
-        };
         let levels = cell_levels(&reference.picture)?;
         let dark_ink = is_dark_ink(&levels);
         let mut points = Vector::<Point2f>::new();
@@ -274,8 +264,7 @@ impl Anchor {
             40,
             0.05,
             5.0,
-            // Not along the seam of the paper seen before; an empty mask is none.
-            &seam.unwrap_or_default(),
+            &no_array(),
             3,
             false,
             0.04,
@@ -362,7 +351,7 @@ impl Anchor {
     /// Whether the cells' ink in `current` matches the reference better one cell over than
     /// where the track has it.
     fn slipped(&self, current: &Rectified) -> Result<bool> {
-        let covered = covered_cells((&self.background, &self.texture), current, true)?;
+        let covered = covered_cells((&self.background, &self.texture), current)?;
         // Ink is taken against the typical cell of those open to view, in both: under a hand
         // over a quarter of the grid the typical cell in view was another than the
         // reference's (an empty one, where most had digits), and no cell matched.
@@ -425,36 +414,6 @@ struct Rectified {
 }
 
 impl Rectified {
-    /// Takes `before`'s reference (the picture, its background, texture and washed-out cells)
-    /// around the cells a reading found `hidden` and those whose printed detail `before` saw
-    /// is gone now (a hand reaches past the lines it hides); the mask of where a corner
-    /// may be followed from ([`away_from_seam`]), None when nothing was taken.
-    fn fill_hidden(&mut self, before: &Anchor, hidden: &[bool; 81]) -> Result<Option<Mat>> {
-        let now = covered_cells((&before.background, &before.texture), self, false)?;
-        let hidden: [bool; 81] = std::array::from_fn(|i| hidden[i] || now[i]);
-        if !hidden.contains(&true) {
-            return Ok(None);
-        }
-        tracing::debug!(
-            cells = hidden.iter().filter(|&&h| h).count(),
-            "the anchor keeps its view of the paper under what lies over the grid"
-        );
-        let open = open_mask(&hidden)?;
-        let mut under = Mat::default();
-        opencv::core::bitwise_not(&open, &mut under, &no_array())?;
-        before.reference.copy_to_masked(&mut self.picture, &under)?;
-        before
-            .background
-            .copy_to_masked(&mut self.background, &under)?;
-        before.texture.copy_to_masked(&mut self.texture, &under)?;
-        for (i, washed) in self.washed.iter_mut().enumerate() {
-            if hidden[i] {
-                *washed = before.washed[i];
-            }
-        }
-        Ok(Some(away_from_seam(&open)?))
-    }
-
     /// Share of the picture, `from` pixels in from its edges, outside the frame: sampled on a
     /// `lattice` x `lattice` lattice (every half cell), exact enough to tell a grid cut by the
     /// frame's edge. Asked only when an anchor is taken, not of every frame aligned to one.
@@ -505,40 +464,6 @@ impl Rectified {
         let [x, y] = anchor_cell_centre(cell);
         self.sees(Point2f::new(x as f32, y as f32))
     }
-}
-
-/// The anchor's picture, 255 but for the cells in `hidden` and half a cell around them.
-fn open_mask(hidden: &[bool; 81]) -> Result<Mat> {
-    let side = anchor_side();
-    let mut mask =
-        Mat::new_rows_cols_with_default(side, side, opencv::core::CV_8U, Scalar::all(255.0))?;
-    let cell = ANCHOR_CELL as i32;
-    for i in (0..81).filter(|&i| hidden[i]) {
-        let [x, y] = anchor_cell_centre(i);
-        let rect = Rect::new(x as i32 - cell, y as i32 - cell, 2 * cell, 2 * cell);
-        imgproc::rectangle(&mut mask, rect, Scalar::all(0.0), -1, imgproc::LINE_8, 0)?;
-    }
-    Ok(mask)
-}
-
-/// `open` ([`open_mask`]) and the rest each shrunk by 4 pixels, past the reach of a corner's
-/// window: where the paper seen before meets the picture now, a hand's edge ends square at the
-/// seam and makes corners nothing on the paper has.
-fn away_from_seam(open: &Mat) -> Result<Mat> {
-    let shrunk = |m: &Mat| {
-        morphed(
-            m,
-            imgproc::MORPH_ERODE,
-            imgproc::MORPH_RECT,
-            9,
-            opencv::core::BORDER_REPLICATE,
-        )
-    };
-    let mut under = Mat::default();
-    opencv::core::bitwise_not(open, &mut under, &no_array())?;
-    let mut away = Mat::default();
-    opencv::core::bitwise_or(&shrunk(open)?, &shrunk(&under)?, &mut away, &no_array())?;
-    Ok(away)
 }
 
 /// Side of the anchor's picture.
@@ -767,29 +692,16 @@ fn cell_means(picture: &Mat) -> Result<Vec<f64>> {
 /// was not drawn for 3 s). Both are the same a cell over on an open page, so a grid slipped
 /// a cell still shows as slipped; a shaded box is as dark in both; a sliver along its edge,
 /// where the track is a pixel or two off, is not broad.
-///
-/// With `by_level` false, only where the texture is gone now: a hand lies over the paper, not
-/// a shadow across it, which darkens the background as much (the simulated camera's moving
-/// shadow lay over 40 cells).
-fn covered_cells(
-    (background, texture): (&Mat, &Mat),
-    current: &Rectified,
-    by_level: bool,
-) -> Result<[bool; 81]> {
+fn covered_cells((background, texture): (&Mat, &Mat), current: &Rectified) -> Result<[bool; 81]> {
+    let changed = strayed(
+        &current.background,
+        background,
+        1.0 - COVER_CHANGE,
+        1.0 + COVER_CHANGE,
+    )?;
     let flat = strayed(&current.texture, texture, FLAT_TEXTURE, f64::MAX)?;
-    let any = if by_level {
-        let changed = strayed(
-            &current.background,
-            background,
-            1.0 - COVER_CHANGE,
-            1.0 + COVER_CHANGE,
-        )?;
-        let mut any = Mat::default();
-        opencv::core::bitwise_or(&changed, &flat, &mut any, &no_array())?;
-        any
-    } else {
-        flat
-    };
+    let mut any = Mat::default();
+    opencv::core::bitwise_or(&changed, &flat, &mut any, &no_array())?;
     if opencv::core::count_non_zero(&any)? == 0 {
         return Ok([false; 81]);
     }
@@ -1268,54 +1180,6 @@ mod tests {
                 "a cell off, hand at {level}"
             );
         }
-    }
-
-    #[test]
-    fn an_anchor_taken_under_a_hand_keeps_the_paper_the_anchor_before_saw_there() {
-        let hand = with_hand(&page_picture(None), 70.0);
-        let frame = TrackFrame::new(&hand).unwrap();
-        // The anchor's picture is the frame itself.
-        let image_from_grid = anchor_from_grid();
-        let open_page = TrackFrame::new(&page_picture(None)).unwrap();
-        let before = Anchor::new(&open_page, &image_from_grid, true, (&[false; 81], None))
-            .unwrap()
-            .expect("an anchor on the open page");
-        // The quarter under the hand, as a reading finds it hidden.
-        let hidden: [bool; 81] = std::array::from_fn(|i| i / 9 >= 4 && i % 9 >= 4);
-        let filled = Anchor::new(&frame, &image_from_grid, true, (&hidden, Some(&before)))
-            .unwrap()
-            .expect("an anchor");
-        for cell in (0..81).filter(|&i| hidden[i]) {
-            assert_eq!(filled.levels[cell], before.levels[cell], "cell {cell}");
-        }
-        let edge = anchor_point([3.5 / 9.0, 3.5 / 9.0]);
-        let (from, to) = (edge.x as i32, anchor_side() - ANCHOR_CELL as i32);
-        let quarter = Rect::new(from, from, to - from, to - from);
-        let seen = |a: &Anchor| {
-            Mat::roi(&a.reference, quarter)
-                .unwrap()
-                .try_clone()
-                .unwrap()
-        };
-        let inf = opencv::core::NORM_INF;
-        let differ = opencv::core::norm2(&seen(&filled), &seen(&before), inf, &no_array());
-        assert_eq!(differ.unwrap(), 0.0);
-        // Found hidden by no reading, the hand is still seen lying over the paper the anchor
-        // before saw; with no anchor before, the hand is all there is.
-        let unread = Anchor::new(
-            &frame,
-            &image_from_grid,
-            true,
-            (&[false; 81], Some(&before)),
-        )
-        .unwrap()
-        .expect("an anchor");
-        let alone = Anchor::new(&frame, &image_from_grid, true, (&hidden, None))
-            .unwrap()
-            .expect("an anchor");
-        let palm = 5 * 9 + 6;
-        assert_eq!(unread.levels[palm], before.levels[palm]);
-        assert_ne!(alone.levels[palm], before.levels[palm]);
     }
 
     #[test]
