@@ -42,8 +42,26 @@ pub enum Error {
     Pipeline(String),
     #[error("window: {0}")]
     Window(String),
-    #[error("OpenCV: {0}")]
+    #[error("OpenCV: {}", one_line(.0))]
     OpenCv(#[from] opencv::Error),
+}
+
+/// An OpenCV error on one line: its message spans several, and names the C++ template it
+/// failed in, which tells a user nothing.
+fn one_line(err: &opencv::Error) -> String {
+    let mut parts = Vec::new();
+    for line in err.message.lines() {
+        let line = line.trim_start_matches(|c: char| c == '>' || c.is_whitespace());
+        let line = line
+            .split(" in function '")
+            .next()
+            .unwrap_or(line)
+            .trim_end();
+        if !line.is_empty() {
+            parts.push(line);
+        }
+    }
+    format!("{} (code {})", parts.join(" "), err.code)
 }
 
 impl From<ort::Error> for Error {
@@ -59,5 +77,25 @@ pub(crate) fn io_reason(err: &std::io::Error) -> String {
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
         std::io::ErrorKind::IsADirectory => "is a directory".into(),
         _ => err.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_opencv_error_reads_on_one_line_without_the_template_it_failed_in() {
+        let message = "OpenCV(4.6.0) ./modules/imgproc/src/color.simd_helpers.hpp:92: error: \
+            (-2:Unspecified error) in function 'cv::impl::CvtHelper<VScn, VDcn>::CvtHelper()'\n\
+            > Invalid number of channels in input image:\n\
+            >     'VScn::contains(scn)'\n> where\n>     'scn' is 2\n";
+        let err = Error::from(opencv::Error::new(-2, message));
+        assert_eq!(
+            err.to_string(),
+            "OpenCV: OpenCV(4.6.0) ./modules/imgproc/src/color.simd_helpers.hpp:92: error: \
+             (-2:Unspecified error) Invalid number of channels in input image: \
+             'VScn::contains(scn)' where 'scn' is 2 (code -2)"
+        );
     }
 }

@@ -1,5 +1,6 @@
-//! The live pipeline with fake sources that fail mid-stream, stall, or change resolution: a
-//! clear end, never a hang, and the output written so far kept.
+//! The live pipeline with fake sources that fail mid-stream, stall, change resolution or give a
+//! frame the vision stage cannot take: a clear end, never a hang, and the output written so far
+//! kept.
 
 use std::path::Path;
 use std::sync::mpsc;
@@ -7,6 +8,7 @@ use std::time::Duration;
 
 use opencv::core::{Mat, Size};
 use opencv::imgproc;
+use opencv::prelude::*;
 use sudoku_ar::Error;
 use sudoku_ar::recognize::read::DigitReader;
 use sudoku_ar::video::capture::{CaptureEnd, FrameSource, Pacing};
@@ -22,6 +24,8 @@ enum Fault {
     Stall(u64, Duration),
     /// Doubles the frame size from this frame on.
     Resize(u64),
+    /// Gives a frame of two channels here, which the vision stage cannot take.
+    Odd(u64),
 }
 
 struct Fake {
@@ -48,6 +52,14 @@ impl FrameSource for Fake {
             }
             Fault::Stall(at, pause) if i == at => std::thread::sleep(pause),
             Fault::Resize(at) if i >= at => scale = 2.0,
+            Fault::Odd(at) if i == at => {
+                let size = self.page.size()?;
+                return Ok(Some(Mat::new_size_with_default(
+                    size,
+                    opencv::core::CV_8UC2,
+                    opencv::core::Scalar::all(0.0),
+                )?));
+            }
             _ => {}
         }
         let mut frame = Mat::default();
@@ -167,4 +179,15 @@ fn a_change_of_resolution_mid_stream_is_followed_or_a_clear_error() {
             );
         }
     }
+}
+
+#[test]
+fn a_frame_the_vision_stage_fails_on_is_passed_over_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = run_fake(Fault::Odd(10), 30, dir.path()).expect("one odd frame ends nothing");
+    assert_eq!(summary.capture_end, CaptureEnd::Finished);
+    assert_eq!((summary.frames, lines(dir.path())), (30, 30));
+    let last = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    let last = last.lines().last().unwrap_or_default();
+    assert!(last.contains("\"solved\""), "solved again after it: {last}");
 }

@@ -242,6 +242,13 @@ fn joined<T>(handle: thread::JoinHandle<T>, name: &str) -> Result<T> {
         .map_err(|_| Error::Pipeline(format!("{name} thread panicked")))
 }
 
+/// Frames in a row the vision stage may fail on before the run ends (a second of video): a fault
+/// that stays is said, not hidden behind frames with nothing drawn.
+const GIVE_UP_AFTER: u32 = 30;
+
+/// Processes every frame of `frames` and passes it on with what was found, until the frames
+/// end or the display stops taking them. A frame the vision stage fails on goes on with nothing
+/// found (see [`GIVE_UP_AFTER`]).
 fn vision_loop(
     reader: Result<DigitReader>,
     frames: Receiver<Frame>,
@@ -249,8 +256,28 @@ fn vision_loop(
 ) -> Result<(Timings, usize)> {
     let mut vision = Visions::new(reader?);
     let mut timings = Timings::default();
+    let mut failed_in_a_row = 0;
     for frame in frames {
-        let view = vision.process(&frame.image)?;
+        let view = match vision.process(&frame.image) {
+            Ok(view) => {
+                failed_in_a_row = 0;
+                view
+            }
+            // One odd frame does not end a live session: it is shown with nothing drawn, and
+            // the grids are found afresh on the next. Only a fault that stays ends the run.
+            Err(err) => {
+                failed_in_a_row += 1;
+                if failed_in_a_row >= GIVE_UP_AFTER {
+                    return Err(Error::Pipeline(format!(
+                        "vision failed on {failed_in_a_row} frames in a row, the last frame {}: {err}",
+                        frame.index
+                    )));
+                }
+                tracing::warn!(frame = frame.index, %err, "vision failed on a frame; nothing drawn on it");
+                vision.start_over();
+                FrameView::default()
+            }
+        };
         let t = &view.times;
         tracing::trace!(frame = frame.index, ?t, "vision");
         timings.decode.push(frame.decode);
@@ -292,8 +319,11 @@ fn display_loop(
                     }
                 }
             }
-            if window.is_some() || options.output.is_some() {
-                painter.paint(&mut frame.image, &view)?;
+            // A frame the overlay cannot be drawn on is shown as it is: nothing drawn is safe.
+            if (window.is_some() || options.output.is_some())
+                && let Err(err) = painter.paint(&mut frame.image, &view)
+            {
+                tracing::warn!(frame = frame.index, %err, "cannot draw the overlay on a frame");
             }
             if let Some(out) = options.output.as_mut() {
                 out.write(&frame.image)?;
@@ -332,4 +362,74 @@ fn display_loop(
         jsonl.finish()?;
     }
     result.map(|()| (timings, fell_back))
+}
+
+#[cfg(test)]
+mod tests {
+    use opencv::core::{CV_8UC2, Scalar};
+
+    use super::*;
+
+    fn page() -> Mat {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/photos/newspaper.jpg");
+        opencv::imgcodecs::imread(path, opencv::imgcodecs::IMREAD_COLOR).unwrap()
+    }
+
+    /// A frame no stage can take: two channels, which is neither BGR nor gray.
+    fn odd_frame(like: &Mat) -> Mat {
+        Mat::new_rows_cols_with_default(like.rows(), like.cols(), CV_8UC2, Scalar::all(0.0))
+            .unwrap()
+    }
+
+    /// What the vision loop found on each of `images`, or how it ended.
+    fn views_of(images: Vec<Mat>) -> Result<Vec<FrameView>> {
+        let (frame_tx, frame_rx) = bounded(images.len());
+        let (view_tx, view_rx) = bounded(images.len());
+        for (index, image) in (0..).zip(images) {
+            let captured = Instant::now();
+            let decode = Duration::ZERO;
+            frame_tx
+                .send(Frame {
+                    index,
+                    image,
+                    captured,
+                    decode,
+                })
+                .unwrap();
+        }
+        drop(frame_tx);
+        vision_loop(DigitReader::builtin(), frame_rx, view_tx)?;
+        Ok(view_rx.try_iter().map(|(_, view)| view).collect())
+    }
+
+    fn solved(view: &FrameView) -> bool {
+        view.puzzle.as_ref().is_some_and(|p| p.solved.is_some())
+    }
+
+    #[test]
+    fn a_frame_vision_fails_on_is_passed_on_with_nothing_drawn_and_the_run_goes_on() {
+        let page = page();
+        let mut images = vec![page.clone(); 8];
+        images.push(odd_frame(&page));
+        images.extend(vec![page; 8]);
+        let views = views_of(images).expect("one odd frame does not end the run");
+        assert_eq!(views.len(), 17, "every frame is passed on");
+        assert!(solved(&views[7]), "solved before the odd frame");
+        assert!(views[8].puzzle.is_none(), "nothing drawn on the odd frame");
+        assert!(solved(&views[16]), "solved again after it");
+    }
+
+    #[test]
+    fn a_fault_that_stays_ends_the_run_with_one_line_that_says_so() {
+        let odd = odd_frame(&page());
+        let images = vec![odd; GIVE_UP_AFTER as usize];
+        let message = match views_of(images) {
+            Ok(views) => panic!("{} views from frames no stage can take", views.len()),
+            Err(err) => err.to_string(),
+        };
+        assert!(
+            message.contains("30 frames in a row") && !message.contains('\n'),
+            "{message}"
+        );
+    }
 }

@@ -60,6 +60,16 @@ impl Visions {
         self.first.known().len() + self.others.iter().map(|v| v.known().len()).sum::<usize>()
     }
 
+    /// After a frame that failed half way: every stage lets go of its grid and of the frame
+    /// before; the puzzles learnt stay.
+    pub fn start_over(&mut self) {
+        self.first.start_over();
+        for other in &mut self.others {
+            other.start_over();
+        }
+        self.followed_by_others.clear();
+    }
+
     /// Finds or follows every puzzle in a BGR frame: the first as [`Vision::process`] would,
     /// the others solved in `others`.
     pub fn process(&mut self, frame: &Mat) -> Result<FrameView> {

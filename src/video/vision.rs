@@ -311,6 +311,14 @@ impl Vision {
         self.track = None;
     }
 
+    /// After a frame that failed half way: lets go of the grid, and of the frame before (which
+    /// the track's state may no longer match); the puzzles learnt stay.
+    pub fn start_over(&mut self) {
+        self.track = None;
+        self.previous = None;
+        self.slipped = None;
+    }
+
     /// Finds or follows the puzzle in a BGR frame.
     pub fn process(&mut self, frame: &Mat) -> Result<FrameView> {
         let start = Instant::now();
