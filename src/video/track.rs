@@ -957,6 +957,10 @@ fn flow(
     window: i32,
     levels: i32,
 ) -> Result<Vec<bool>> {
+    // OpenCV fails on an empty list rather than following nothing.
+    if points.is_empty() {
+        return Ok(Vec::new());
+    }
     let mut status = Vector::<u8>::new();
     let mut error = Vector::<f32>::new();
     let criteria = TermCriteria::new(
@@ -983,6 +987,16 @@ fn flow(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_points_to_follow_follow_nothing_rather_than_fail() {
+        let image =
+            Mat::new_rows_cols_with_default(64, 64, opencv::core::CV_8UC1, Scalar::all(128.0))
+                .unwrap();
+        let mut found = Vector::<Point2f>::new();
+        let status = flow(&image, &image, &Vector::new(), &mut found, 21, 2).unwrap();
+        assert!(status.is_empty() && found.is_empty());
+    }
 
     /// Cell levels of a page: paper at 200, a faint digit's middle at 170 in the cells listed.
     fn page(digits: &[usize]) -> [f64; 81] {
