@@ -45,7 +45,7 @@ fn tracking(c: &mut Criterion) {
         .expect("a grid on the first frame");
     let first = Homography::from_quads(&Quad::UNIT, &found.quad).expect("a homography");
     // Whole in view with its margin: whether its border shows near the edge is not asked.
-    let anchor = Anchor::new(&small[0], &first, false)
+    let anchor = Anchor::new(&small[0], &first, false, (&[false; 81], None))
         .expect("anchor")
         .expect("the grid whole in view");
     // The grid on each frame, followed from the first as the vision stage does.

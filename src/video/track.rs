@@ -198,6 +198,10 @@ pub struct Anchor {
     texture: Mat,
     /// Whether the ink is darker than the paper (else lighter: a dark-mode screen).
     dark_ink: bool,
+    /// Which of `points` lay on a hand over the grid when the reference was taken (empty: none
+    /// did). Like those under something over the grid now, they are followed only where they
+    /// agree with the open paper's ([`fit`]).
+    on_hand: Vec<bool>,
 }
 
 /// A frame aligned to the anchor.
@@ -222,11 +226,14 @@ impl Anchor {
     /// Takes the reference from `frame` where `image_from_grid` (full-resolution pixels) puts
     /// the grid; None when the grid is not all in view with half a cell around it, or, where
     /// `border_shown` (its printed border shows along each side near the frame's edge), not
-    /// all in view itself.
+    /// all in view itself. The points near the cells the reading it is set on found `hidden`,
+    /// and those whose printed detail `before` saw (the anchor it replaces, when settled where
+    /// the grid still is) is gone, lie on something over the grid: see [`fit`].
     pub fn new(
         frame: &TrackFrame,
         image_from_grid: &Homography,
         border_shown: bool,
+        (hidden, before): (&[bool; 81], Option<&Anchor>),
     ) -> Result<Option<Anchor>> {
         let reference = rectified_for_anchor(frame, image_from_grid)?;
         let Some(reference) = reference else {
@@ -250,6 +257,13 @@ impl Anchor {
             );
             return Ok(None);
         }
+        // What lies over the grid now: the cells the reading found hidden, and those whose
+        // printed detail the anchor before saw is gone (a hand reaches past the lines it hides).
+        let gone = match before {
+            Some(before) => covered_cells(before.looks(), reference.looks())?.flat,
+            None => [false; 81],
+        };
+        let hand: [bool; 81] = std::array::from_fn(|i| hidden[i] || gone[i]);
         let levels = cell_levels(&reference.picture)?;
         let dark_ink = is_dark_ink(&levels);
         let mut points = Vector::<Point2f>::new();
@@ -273,6 +287,15 @@ impl Anchor {
         for c in corners.iter().filter(|&c| reference.sees(c)) {
             points.push(c);
         }
+        let on_hand = if hand.contains(&true) {
+            tracing::debug!(
+                cells = hand.iter().filter(|&&h| h).count(),
+                "the anchor follows what lies over the grid only with the paper"
+            );
+            points.iter().map(|p| near_cells(p, &hand)).collect()
+        } else {
+            Vec::new()
+        };
         Ok(Some(Anchor {
             reference: reference.picture,
             points,
@@ -281,7 +304,13 @@ impl Anchor {
             background: reference.background,
             texture: reference.texture,
             dark_ink,
+            on_hand,
         }))
+    }
+
+    /// The reference's background and texture, as [`covered_cells`] compares them.
+    fn looks(&self) -> (&Mat, &Mat) {
+        (&self.background, &self.texture)
     }
 
     /// Aligns `frame`, where tracking put the grid at `image_from_grid` (full-resolution
@@ -290,7 +319,8 @@ impl Anchor {
         let Some(current) = rectified_for_anchor(frame, image_from_grid)? else {
             return Ok(Alignment::Unsure);
         };
-        if self.slipped(&current)? {
+        let covered = covered_cells(self.looks(), current.looks())?;
+        if self.slipped(&current, &covered.any)? {
             return Ok(Alignment::Slipped);
         }
         let mut found = self.points.clone();
@@ -302,21 +332,21 @@ impl Anchor {
             ANCHOR_WINDOW,
             0,
         )?;
-        let mut from = Vector::<Point2f>::new();
-        let mut to = Vector::<Point2f>::new();
+        let mut followed = Vec::new();
         for (i, p) in found.iter().enumerate() {
             let q = self.points.get(i)?;
             if status[i] && current.sees(q) && current.sees(p) {
-                from.push(q);
-                to.push(p);
+                let on_hand = self.on_hand.get(i).copied().unwrap_or(false);
+                // Under a hand now: where the printed detail is gone, not where the level changed
+                // (light changing over a hand-held page took 60-90 of 110 points off the open
+                // paper, `handheld:image184`).
+                followed.push((q, p, on_hand || near_cells(q, &covered.flat)));
             }
         }
         // Where each reference point is in the current rectified picture.
-        let Some((current_from_reference, inliers)) =
-            Homography::fit(&from, &to, ANCHOR_DISTANCE, MIN_ANCHORED)?
-        else {
+        let Some((current_from_reference, inliers)) = fit(&followed)? else {
             tracing::trace!(
-                followed = from.len(),
+                followed = followed.len(),
                 of = self.points.len(),
                 "too few points agree with the anchor"
             );
@@ -350,8 +380,8 @@ impl Anchor {
 
     /// Whether the cells' ink in `current` matches the reference better one cell over than
     /// where the track has it.
-    fn slipped(&self, current: &Rectified) -> Result<bool> {
-        let covered = covered_cells((&self.background, &self.texture), current)?;
+    /// `covered`: the cells something lies over in one and not the other ([`covered_cells`]).
+    fn slipped(&self, current: &Rectified, covered: &[bool; 81]) -> Result<bool> {
         // Ink is taken against the typical cell of those open to view, in both: under a hand
         // over a quarter of the grid the typical cell in view was another than the
         // reference's (an empty one, where most had digits), and no cell matched.
@@ -414,6 +444,11 @@ struct Rectified {
 }
 
 impl Rectified {
+    /// The picture's background and texture, as [`covered_cells`] compares them.
+    fn looks(&self) -> (&Mat, &Mat) {
+        (&self.background, &self.texture)
+    }
+
     /// Share of the picture, `from` pixels in from its edges, outside the frame: sampled on a
     /// `lattice` x `lattice` lattice (every half cell), exact enough to tell a grid cut by the
     /// frame's edge. Asked only when an anchor is taken, not of every frame aligned to one.
@@ -464,6 +499,55 @@ impl Rectified {
         let [x, y] = anchor_cell_centre(cell);
         self.sees(Point2f::new(x as f32, y as f32))
     }
+}
+
+/// Where the reference points `followed` to (with whether each lies under something over the
+/// grid: a hand) are in the current rectified picture, and how many agree: RANSAC over the
+/// points on the open paper, then again with those under the hand that lie within
+/// [`HAND_AGREES`] of where that puts them. A hand held still is followed with the paper (the
+/// corner under it had no other points: `writing:01_01` drifted 2% off without them); one that
+/// moves, even slowly, is not. Taken in alike, a hand moving off pulled the grid 2.8% off
+/// within [`ANCHOR_DISTANCE`] (`writing:image77`), and one coming in over the paper dragged the
+/// points under it until the fit moved the grid a third of a cell and the track was dropped as
+/// slipped (`writing:image37`). With too few points on the open paper, all are taken alike.
+fn fit(followed: &[(Point2f, Point2f, bool)]) -> Result<Option<(Homography, usize)>> {
+    let points = |keep: &dyn Fn(&(Point2f, Point2f, bool)) -> bool| {
+        let kept = followed.iter().filter(|f| keep(f));
+        (
+            kept.clone().map(|f| f.0).collect::<Vector<Point2f>>(),
+            kept.map(|f| f.1).collect::<Vector<Point2f>>(),
+        )
+    };
+    let alike = || {
+        let (from, to) = points(&|_| true);
+        Homography::fit(&from, &to, ANCHOR_DISTANCE, MIN_ANCHORED)
+    };
+    if followed.iter().all(|f| !f.2) {
+        return Ok(alike()?);
+    }
+    let (from, to) = points(&|f| !f.2);
+    let Some((paper, _)) = Homography::fit(&from, &to, ANCHOR_DISTANCE, MIN_ANCHORED)? else {
+        return Ok(alike()?);
+    };
+    let agrees = |f: &(Point2f, Point2f, bool)| {
+        let [x, y] = paper.apply([f64::from(f.0.x), f64::from(f.0.y)]);
+        !f.2 || (x - f64::from(f.1.x)).hypot(y - f64::from(f.1.y)) <= HAND_AGREES
+    };
+    let (from, to) = points(&agrees);
+    let under = followed.iter().filter(|f| f.2).count();
+    let taken = under + from.len() - followed.len();
+    tracing::trace!(under, taken, "points under something over the grid");
+    Ok(Homography::fit(&from, &to, ANCHOR_DISTANCE, MIN_ANCHORED)?)
+}
+
+/// Whether `p` (in the anchor's picture) lies in one of the `cells` or within half a cell of it.
+fn near_cells(p: Point2f, cells: &[bool; 81]) -> bool {
+    let [x, y] = grid_from_anchor().apply([f64::from(p.x), f64::from(p.y)]);
+    let (column, row) = (x * 9.0, y * 9.0);
+    (0..81).filter(|&i| cells[i]).any(|i| {
+        let (c, r) = ((i % 9) as f64, (i / 9) as f64);
+        column >= c - 0.5 && column <= c + 1.5 && row >= r - 0.5 && row <= r + 1.5
+    })
 }
 
 /// Side of the anchor's picture.
@@ -605,6 +689,9 @@ const COVER_CHANGE: f64 = 0.1;
 /// A cell's surroundings showing less than this share of the detail they showed in the
 /// reference (against the typical cell's change) are covered.
 const FLAT_TEXTURE: f64 = 0.35;
+/// How far (pixels of the anchor's picture, a sixteenth of a cell) a point on a hand over the
+/// grid may lie from where the paper's points put it and still be followed ([`fit`]).
+const HAND_AGREES: f64 = 1.0;
 
 /// The picture (before [`normalised`]) with its printed strokes and lines taken away, each
 /// pixel the lightest near it: the paper's level where the page lies open, and where something
@@ -692,28 +779,51 @@ fn cell_means(picture: &Mat) -> Result<Vec<f64>> {
 /// was not drawn for 3 s). Both are the same a cell over on an open page, so a grid slipped
 /// a cell still shows as slipped; a shaded box is as dark in both; a sliver along its edge,
 /// where the track is a pixel or two off, is not broad.
-fn covered_cells((background, texture): (&Mat, &Mat), current: &Rectified) -> Result<[bool; 81]> {
+///
+/// Also the cells where only the texture is gone: a hand lies over the paper there, not a
+/// shadow across it, which changes the background as much (the simulated camera's moving
+/// shadow lay over 40 cells, and its changing light over a hand-held page over most).
+fn covered_cells(
+    (background, texture): (&Mat, &Mat),
+    (current_background, current_texture): (&Mat, &Mat),
+) -> Result<Covered> {
+    let flat = strayed(current_texture, texture, FLAT_TEXTURE, f64::MAX)?;
     let changed = strayed(
-        &current.background,
+        current_background,
         background,
         1.0 - COVER_CHANGE,
         1.0 + COVER_CHANGE,
     )?;
-    let flat = strayed(&current.texture, texture, FLAT_TEXTURE, f64::MAX)?;
     let mut any = Mat::default();
     opencv::core::bitwise_or(&changed, &flat, &mut any, &no_array())?;
-    if opencv::core::count_non_zero(&any)? == 0 {
+    Ok(Covered {
+        any: broad_cells(&any)?,
+        flat: broad_cells(&flat)?,
+    })
+}
+
+/// Cells something lies over ([`covered_cells`]).
+struct Covered {
+    /// By the background's level or the texture.
+    any: [bool; 81],
+    /// By the texture alone.
+    flat: [bool; 81],
+}
+
+/// The cells that `mask` covers broadly, and those they ring; a sliver is not broad.
+fn broad_cells(mask: &Mat) -> Result<[bool; 81]> {
+    // Most frames: no pixel or a few of noise, no cell to look at.
+    if opencv::core::count_non_zero(mask)? == 0 {
         return Ok([false; 81]);
     }
     let sliver = (0.2 * ANCHOR_CELL) as i32 | 1;
     let broad = morphed(
-        &any,
+        mask,
         imgproc::MORPH_OPEN,
         imgproc::MORPH_RECT,
         sliver,
         opencv::core::BORDER_REPLICATE,
     )?;
-    // Most frames: a few pixels of noise, no cell to look at.
     if opencv::core::count_non_zero(&broad)? == 0 {
         return Ok([false; 81]);
     }
@@ -1125,8 +1235,11 @@ mod tests {
             texture: reference.texture,
             reference: reference.picture,
             points: Vector::new(),
+            on_hand: Vec::new(),
         };
-        anchor.slipped(&rectified(now, looking, &open)).unwrap()
+        let current = rectified(now, looking, &open);
+        let covered = covered_cells(anchor.looks(), current.looks()).unwrap();
+        anchor.slipped(&current, &covered.any).unwrap()
     }
 
     /// Whether the anchor taken with the glare on cell `before` finds the track slipped with
@@ -1194,6 +1307,91 @@ mod tests {
                 "a cell off, hand at {level}"
             );
         }
+    }
+
+    /// The crossings, where the reference has them and where the current picture does: those
+    /// of the right half (a hand there, when `on_hand`) moved `hand_moved` pixels to the right.
+    fn followed_with_a_hand(hand_moved: f32, on_hand: bool) -> Vec<(Point2f, Point2f, bool)> {
+        crossings()
+            .into_iter()
+            .map(|c| {
+                let p = anchor_point(c);
+                let right = c[0] > 0.5;
+                let moved = if right { hand_moved } else { 0.0 };
+                (p, Point2f::new(p.x + moved, p.y), right && on_hand)
+            })
+            .collect()
+    }
+
+    /// How far `h` moves the grid's far right corner.
+    fn far_corner_moved(h: &Homography) -> f64 {
+        let corner = anchor_point([1.0, 1.0]);
+        let [x, y] = h.apply([f64::from(corner.x), f64::from(corner.y)]);
+        (x - f64::from(corner.x)).hypot(y - f64::from(corner.y))
+    }
+
+    #[test]
+    fn points_on_a_hand_are_followed_only_where_they_agree_with_the_paper() {
+        // A hand moving off: taken alike, its points (within reach of the fit) pull the grid.
+        let (pulled, _) = fit(&followed_with_a_hand(1.4, false)).unwrap().unwrap();
+        assert!(
+            far_corner_moved(&pulled) > 0.5,
+            "{}",
+            far_corner_moved(&pulled)
+        );
+        let (held, inliers) = fit(&followed_with_a_hand(1.4, true)).unwrap().unwrap();
+        assert!(
+            far_corner_moved(&held) < 0.05,
+            "{}",
+            far_corner_moved(&held)
+        );
+        assert_eq!(inliers, 50, "the paper's points only");
+        // A hand held still is followed with the paper.
+        let (_, inliers) = fit(&followed_with_a_hand(0.0, true)).unwrap().unwrap();
+        assert_eq!(inliers, 100);
+        // With too few points on the paper, all are taken alike.
+        let mut covered = followed_with_a_hand(0.0, true);
+        covered.iter_mut().for_each(|f| f.2 = true);
+        assert_eq!(fit(&covered).unwrap().map(|(_, n)| n), Some(100));
+    }
+
+    #[test]
+    fn an_anchor_taken_under_a_hand_marks_the_points_near_the_cells_it_hides() {
+        let hand = with_hand(&page_picture(None), 70.0);
+        let frame = TrackFrame::new(&hand).unwrap();
+        // The anchor's picture is the frame itself.
+        let image_from_grid = anchor_from_grid();
+        // The quarter under the hand, as a reading finds it hidden.
+        let hidden: [bool; 81] = std::array::from_fn(|i| i / 9 >= 4 && i % 9 >= 4);
+        let anchor = Anchor::new(&frame, &image_from_grid, true, (&hidden, None))
+            .unwrap()
+            .expect("an anchor");
+        assert_eq!(anchor.on_hand.len(), anchor.points.len());
+        let near = anchor_point([3.5 / 9.0, 3.5 / 9.0]);
+        for (p, on_hand) in anchor.points.iter().zip(&anchor.on_hand) {
+            let in_quarter = p.x >= near.x && p.y >= near.y;
+            assert_eq!(*on_hand, in_quarter, "{p:?}");
+        }
+        // The paper the anchor before saw, gone under the palm, marks it where no reading did.
+        let open_page = TrackFrame::new(&page_picture(None)).unwrap();
+        let before = Anchor::new(&open_page, &image_from_grid, true, (&[false; 81], None))
+            .unwrap()
+            .expect("an anchor on the open page");
+        assert!(before.on_hand.is_empty());
+        let unread = Anchor::new(
+            &frame,
+            &image_from_grid,
+            true,
+            (&[false; 81], Some(&before)),
+        )
+        .unwrap()
+        .expect("an anchor");
+        let palm = anchor_point([6.5 / 9.0, 5.5 / 9.0]);
+        let at_palm = unread
+            .points
+            .iter()
+            .position(|p| (p.x - palm.x).abs() < 9.0 && (p.y - palm.y).abs() < 9.0);
+        assert!(at_palm.is_some_and(|i| unread.on_hand[i]));
     }
 
     #[test]

@@ -162,6 +162,7 @@ impl Track {
                 current,
                 &image_from_grid,
                 border_shown(current, &image_from_grid, found.ink),
+                (&[false; 81], None),
             )?,
             unanchored_for: 0,
             correction: 0.0,
@@ -234,7 +235,8 @@ impl Track {
         let moved = recognition.quad.max_corner_distance(&placed) / cell;
         let agrees = moved <= CONFIRM_CELLS;
         let cells_agree = self.cells_agree(quad, recognition);
-        let covered = recognition.reading.hidden().contains(&true);
+        let hidden = recognition.reading.hidden();
+        let covered = hidden.contains(&true);
         tracing::trace!(?quad, lines = ?recognition.quad, on_lines = recognition.on_lines, agrees, covered, "read");
         // A track not yet on the lines is only the outline search's guess, pulled off by the
         // thumb over the border that the lines were followed past: lines near it are the better
@@ -253,7 +255,7 @@ impl Track {
             // The track stays where it is, but is named the way the grid was read: the readings
             // it adds up are of the grid that way up (named as before, a blurred frame's turned
             // reading had the solution drawn turned).
-            if recognition.turned && self.start_again_at(current, &placed)? {
+            if recognition.turned && self.start_again_at(current, &placed, &hidden)? {
                 self.disputed = None;
             }
         } else {
@@ -264,7 +266,7 @@ impl Track {
                 moving(self, quad)
             };
             if (recognition.on_lines || recognition.turned)
-                && self.start_again_at(current, &recognition.quad)?
+                && self.start_again_at(current, &recognition.quad, &hidden)?
             {
                 self.unanchored_for = 0;
                 self.on_lines |= recognition.on_lines;
@@ -402,7 +404,7 @@ impl Track {
         quad: &Quad,
     ) -> Result<()> {
         let motion = moving(self, quad);
-        if self.start_again_at(current, outline)? {
+        if self.start_again_at(current, outline, &[false; 81])? {
             tracing::debug!("anchored again on a sharp frame's outline");
             self.anchor_motion = motion;
             self.unanchored_for = 0;
@@ -410,9 +412,14 @@ impl Track {
         Ok(())
     }
 
-    /// Puts the track, and the anchor it is aligned to, at `quad`; false (and left as it is)
-    /// when its corners make no homography.
-    fn start_again_at(&mut self, current: &TrackFrame, quad: &Quad) -> Result<bool> {
+    /// Puts the track, and the anchor it is aligned to, at `quad`, with the cells a reading
+    /// found `hidden` there; false (and left as it is) when its corners make no homography.
+    fn start_again_at(
+        &mut self,
+        current: &TrackFrame,
+        quad: &Quad,
+        hidden: &[bool; 81],
+    ) -> Result<bool> {
         let Some(h) = Homography::from_quads(&Quad::UNIT, quad) else {
             return Ok(false);
         };
@@ -421,8 +428,21 @@ impl Track {
         if was.turned_like(quad) != was {
             self.bend = None;
         }
+        // What lies over the grid now is also where the printed detail the anchor before saw
+        // is gone, where that one was settled (a known puzzle's, on the lines of a steady frame)
+        // and the grid stays put (named the same way, moved less than a reading's lines may).
+        // While the grid is read, the anchor before may be a smeared slide-in's.
+        let cell = was.mean_side() / 9.0;
+        let settled = matches!(self.identity, Identity::Known(_))
+            && self.on_lines
+            && self.anchor_motion <= STEADY_FOR_CHECK;
+        let before = (settled && was.max_corner_distance(quad) <= CONFIRM_CELLS * cell)
+            .then_some(self.anchor.as_ref())
+            .flatten();
+        let border = border_shown(current, &h, self.ink);
+        let anchor = Anchor::new(current, &h, border, (hidden, before))?;
         self.image_from_grid = h;
-        self.anchor = Anchor::new(current, &h, border_shown(current, &h, self.ink))?;
+        self.anchor = anchor;
         Ok(true)
     }
 
@@ -1100,7 +1120,11 @@ pub(super) mod tests {
         assert_eq!(track.bend, bend);
         // Read turned, the grid is named from another corner: its bend would be turned too.
         let turned = Quad(std::array::from_fn(|i| right.0[(i + 1) % 4]));
-        assert!(track.start_again_at(&current, &turned).unwrap());
+        assert!(
+            track
+                .start_again_at(&current, &turned, &[false; 81])
+                .unwrap()
+        );
         assert_eq!(track.bend, None);
     }
 
