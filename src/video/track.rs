@@ -228,7 +228,8 @@ impl Anchor {
     /// `border_shown` (its printed border shows along each side near the frame's edge), not
     /// all in view itself. The points near the cells the reading it is set on found `hidden`,
     /// and those whose printed detail `before` saw (the anchor it replaces, when settled where
-    /// the grid still is) is gone, lie on something over the grid: see [`fit`].
+    /// the grid still is) is gone, lie on something over the grid: they are followed only
+    /// where they agree with the paper's.
     pub fn new(
         frame: &TrackFrame,
         image_from_grid: &Homography,
