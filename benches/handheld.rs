@@ -130,12 +130,11 @@ fn main() {
     let only = common::bench_arg("--only");
     let pages_run = pages;
     // `--clips writing`: a hand writing over each page instead (`Script::Writing`).
-    let mut clips = match common::bench_arg("--clips").as_deref() {
-        Some("writing") => camera::writing_clips(&pages_run),
+    let clips = match common::bench_arg("--clips").as_deref() {
+        Some("writing") => camera::named(camera::writing_clips(&pages_run), only.as_deref()),
         Some(other) => panic!("--clips takes writing, not {other}"),
-        None => camera::clips(&pages_run),
+        None => camera::clips_named(&pages_run, only.as_deref()),
     };
-    clips.retain(|c| only.as_deref().is_none_or(|o| c.name.contains(o)));
     let results = handheld::run_all(&pages_run, &clips, 2);
     // DUMP_CORNERS=N prints frame N's drawn and true corners, per clip.
     if let Some(n) = std::env::var("DUMP_CORNERS")

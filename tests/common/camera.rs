@@ -578,7 +578,11 @@ pub fn writing_clips(pages: &[Page]) -> Vec<Clip> {
 
 /// The clips over `pages` whose name contains `only` (every clip without it).
 pub fn clips_named(pages: &[Page], only: Option<&str>) -> Vec<Clip> {
-    let mut clips = clips(pages);
+    named(clips(pages), only)
+}
+
+/// Those of `clips` whose name contains `only` (every clip without it).
+pub fn named(mut clips: Vec<Clip>, only: Option<&str>) -> Vec<Clip> {
     clips.retain(|c| only.is_none_or(|o| c.name.contains(o)));
     clips
 }
