@@ -135,6 +135,33 @@ impl Quad {
         Quad(std::array::from_fn(|i| sorted[(start + i) % 4]))
     }
 
+    /// This quad with the sides (top, right, bottom, left) marked in `take` replaced by those of
+    /// `other`, each corner where its two sides meet; None where two sides that meet are parallel.
+    ///
+    /// ```
+    /// use sudoku_ar::geometry::Quad;
+    /// let square = Quad([[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]);
+    /// let wider = Quad([[0.0, 0.0], [12.0, 0.0], [12.0, 10.0], [0.0, 10.0]]);
+    /// let right_of_wider = square.with_sides_of(&wider, [false, true, false, false]);
+    /// assert_eq!(right_of_wider, Some(wider));
+    /// ```
+    pub fn with_sides_of(&self, other: &Quad, take: [bool; 4]) -> Option<Quad> {
+        let side = |i: usize| {
+            let q = if take[i] { other } else { self };
+            (q.0[i], q.0[(i + 1) % 4])
+        };
+        let mut corners = self.0;
+        for (c, corner) in corners.iter_mut().enumerate() {
+            let before = (c + 3) % 4;
+            *corner = match (take[before], take[c]) {
+                (false, false) => self.0[c],
+                (true, true) => other.0[c],
+                _ => crossing(side(before), side(c))?,
+            };
+        }
+        Some(Quad(corners))
+    }
+
     pub fn to_cv(&self) -> [Point2f; 4] {
         self.0.map(|[x, y]| Point2f::new(x as f32, y as f32))
     }
@@ -142,6 +169,18 @@ impl Quad {
 
 pub fn distance(a: Point, b: Point) -> f64 {
     (a[0] - b[0]).hypot(a[1] - b[1])
+}
+
+/// Where the line through `a` meets the line through `b`; None if they are parallel.
+fn crossing(a: (Point, Point), b: (Point, Point)) -> Option<Point> {
+    let d = [a.1[0] - a.0[0], a.1[1] - a.0[1]];
+    let e = [b.1[0] - b.0[0], b.1[1] - b.0[1]];
+    let cross = d[0] * e[1] - d[1] * e[0];
+    if cross.abs() < 1e-9 * (d[0].hypot(d[1]) * e[0].hypot(e[1])).max(1e-12) {
+        return None;
+    }
+    let t = ((b.0[0] - a.0[0]) * e[1] - (b.0[1] - a.0[1]) * e[0]) / cross;
+    Some([a.0[0] + d[0] * t, a.0[1] + d[1] * t])
 }
 
 /// A 3x3 projective transform, row-major, acting on column vectors (x, y, 1).

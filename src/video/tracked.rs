@@ -232,12 +232,20 @@ impl Track {
         // A turned reading names the corners from another one: where the grid is, is compared
         // with the track's corners named the same way.
         let placed = quad.turned_like(&recognition.quad);
-        let moved = recognition.quad.max_corner_distance(&placed) / cell;
-        let agrees = moved <= CONFIRM_CELLS;
-        let cells_agree = self.cells_agree(quad, recognition);
         let hidden = recognition.reading.hidden();
         let covered = hidden.contains(&true);
-        tracing::trace!(?quad, lines = ?recognition.quad, on_lines = recognition.on_lines, agrees, covered, "read");
+        let lines = self.where_lines_were_seen(recognition, &placed, &hidden);
+        let moved = lines.max_corner_distance(&placed) / cell;
+        let agrees = moved <= CONFIRM_CELLS;
+        let cells_agree = self.cells_agree(quad, recognition);
+        tracing::trace!(
+            ?quad,
+            ?lines,
+            on_lines = recognition.on_lines,
+            agrees,
+            covered,
+            "read"
+        );
         // A track not yet on the lines is only the outline search's guess, pulled off by the
         // thumb over the border that the lines were followed past: lines near it are the better
         // guess (thumb:image1038 was held back 7 frames, its outline 0.17 cell off).
@@ -247,8 +255,8 @@ impl Track {
             && recognition.on_lines
             && !agrees
             && !outline_off
-            && !on_border_more_clearly(gray, &recognition.quad, &placed, recognition)?
-            && !self.lines_hold_their_place(&recognition.quad);
+            && !on_border_more_clearly(gray, &lines, &placed, recognition)?
+            && !self.lines_hold_their_place(&lines);
         if doubtful {
             tracing::debug!("lines beside something over the grid disagree with the track");
             self.confirmed = false;
@@ -266,7 +274,7 @@ impl Track {
                 moving(self, quad)
             };
             if (recognition.on_lines || recognition.turned)
-                && self.start_again_at(current, &recognition.quad, &hidden)?
+                && self.start_again_at(current, &lines, &hidden)?
             {
                 self.unanchored_for = 0;
                 self.on_lines |= recognition.on_lines;
@@ -294,6 +302,33 @@ impl Track {
         // sliding in at 5% of its side a frame was first drawn 4.2% off so).
         let settles = self.confirmed || self.on_lines || !recognition.reading.smeared();
         Ok((agrees && cells_agree && settles, doubtful))
+    }
+
+    /// Where `recognition`'s lines put the grid, but for the sides they were not seen along
+    /// (most of the cells beside them `hidden`), which stay where the track has them (at
+    /// `placed`, named as the reading names its corners), once it was placed on printed lines.
+    ///
+    /// A corner between a side in view and one under a hand is where the reading's lattice,
+    /// fitted to the lines it saw, runs on to: on a curved page that is not where the paper
+    /// bows to. Writing on `02_10`, the lines along the bowed bottom border put the hidden
+    /// bottom-right corner 11 px (0.2 of a cell) along the border past the track, which was
+    /// 1.5 px off that way; the corner was taken, crept 4 px more by readings that agreed with
+    /// it, and the solution was drawn 3.1-3.4% of the grid's side off for 15 frames.
+    fn where_lines_were_seen(
+        &self,
+        recognition: &Recognition,
+        placed: &Quad,
+        hidden: &[bool; 81],
+    ) -> Quad {
+        let unseen = sides_hidden(hidden);
+        if !self.on_lines || !recognition.on_lines || !unseen.contains(&true) {
+            return recognition.quad;
+        }
+        recognition
+            .quad
+            .with_sides_of(placed, unseen)
+            .filter(Quad::is_convex)
+            .unwrap_or(recognition.quad)
     }
 
     /// Takes the bend of `recognition`, whose lines placed the track.
@@ -527,6 +562,18 @@ impl Track {
         evidence.add(reading);
         self.identity = Identity::Reading(Box::new(evidence));
     }
+}
+
+/// Which sides of the grid (top, right, bottom, left) have most of the cells along them
+/// `hidden`: the lines along them were not seen (as [`lines::border_contrast`] looks at them).
+fn sides_hidden(hidden: &[bool; 81]) -> [bool; 4] {
+    let side_cell = |side: usize, k: usize| match side {
+        0 => k,
+        1 => k * 9 + 8,
+        2 => 72 + k,
+        _ => k * 9,
+    };
+    std::array::from_fn(|side| (0..9).filter(|&k| hidden[side_cell(side, k)]).count() > 4)
 }
 
 /// How much more clearly (ratio of [`lines::border_contrast`]) the followed lines' corners
@@ -1443,6 +1490,58 @@ pub(super) mod tests {
             .take_lines(&blank, &current, &cut, &recognition)
             .unwrap();
         assert!(!agrees && doubtful);
+    }
+
+    #[test]
+    fn a_side_the_lines_were_not_seen_along_stays_where_the_track_has_it() {
+        let (page, current, right, mut track) = track_on_drawn_grid(false);
+        track.on_lines = true;
+        // Read with a hand over the right column's lower six cells, the lattice run on 8 px (a
+        // fifth of a cell) past the grid at the bottom-right corner, along the bottom border.
+        let mut reading = reading_of(&PUZZLE.parse().unwrap(), 0.9);
+        for row in 3..9 {
+            reading.0[row * 9 + 8] = reading.0[row * 9 + 8].hidden(0.3);
+        }
+        let run_on = Quad([[150.0, 80.0], [474.0, 80.0], [482.0, 404.0], [150.0, 404.0]]);
+        let (agrees, doubtful) = track
+            .take_lines(
+                &page,
+                &current,
+                &right,
+                &read_at(run_on, reading.clone(), false),
+            )
+            .unwrap();
+        assert!(agrees && !doubtful);
+        let now = track::quad_of(&track.image_from_grid);
+        assert!(now.max_corner_distance(&right) < 0.5, "track at {now:?}");
+        // The right side's lines seen (nothing over the grid): the grid is moved where they put it.
+        let seen = reading_of(&PUZZLE.parse().unwrap(), 0.9);
+        let (agrees, _) = track
+            .take_lines(&page, &current, &right, &read_at(run_on, seen, false))
+            .unwrap();
+        assert!(!agrees);
+        let now = track::quad_of(&track.image_from_grid);
+        assert!(now.max_corner_distance(&run_on) < 0.5, "track at {now:?}");
+        // A track never placed on its lines is only the outline's guess: the reading's corners
+        // are taken whole.
+        let (page, current, right, mut track) = track_on_drawn_grid(false);
+        track
+            .take_lines(&page, &current, &right, &read_at(run_on, reading, false))
+            .unwrap();
+        let now = track::quad_of(&track.image_from_grid);
+        assert!(now.max_corner_distance(&run_on) < 0.5, "track at {now:?}");
+    }
+
+    #[test]
+    fn a_side_is_hidden_where_most_of_its_cells_are() {
+        let mut hidden = [false; 81];
+        for cell in [8, 17, 26, 35, 72, 73, 74, 75, 76] {
+            hidden[cell] = true;
+        }
+        // The right column four cells of nine, the bottom row five (and the corner cell 80 not).
+        assert_eq!(sides_hidden(&hidden), [false, false, true, false]);
+        hidden[80] = true;
+        assert_eq!(sides_hidden(&hidden), [false, true, true, false]);
     }
 
     /// A drawn grid 324 px square (36 px cells) at (150, 80) in a 640 x 480 picture, the
