@@ -8,7 +8,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub enum Error {
     #[error("cannot read {}: {reason}", path.display())]
     Unreadable { path: PathBuf, reason: String },
-    #[error("{}: not an image (empty, truncated or not a format OpenCV decodes)", path.display())]
+    #[error("{}: not an image (empty, truncated, or a format neither OpenCV nor the GIF decoder reads)", path.display())]
     NotAnImage { path: PathBuf },
     #[error("{}: image is {width}x{height}, too small to hold a readable Sudoku (at least {min}x{min} needed)", path.display())]
     TooSmall {

@@ -136,11 +136,11 @@ pub fn load_image(path: &Path) -> Result<Mat> {
     if bytes.is_empty() {
         return Err(Error::NotAnImage { path: path.into() });
     }
-    let image = imgcodecs::imdecode(&Vector::<u8>::from_slice(&bytes), imgcodecs::IMREAD_COLOR)
-        .map_err(|_| Error::NotAnImage { path: path.into() })?;
-    if image.empty() {
-        return Err(Error::NotAnImage { path: path.into() });
-    }
+    let decoded = imgcodecs::imdecode(&Vector::<u8>::from_slice(&bytes), imgcodecs::IMREAD_COLOR);
+    let image = match decoded {
+        Ok(image) if !image.empty() => image,
+        _ => gif_of(&bytes)?.ok_or_else(|| Error::NotAnImage { path: path.into() })?,
+    };
     if image.cols() < MIN_SIDE || image.rows() < MIN_SIDE {
         return Err(Error::TooSmall {
             path: path.into(),
@@ -150,6 +150,34 @@ pub fn load_image(path: &Path) -> Result<Mat> {
         });
     }
     Ok(image)
+}
+
+/// The first frame of a GIF picture as BGR, on white where it is transparent (a puzzle saved
+/// from a web page); None for bytes that are no GIF. The Debian OpenCV does not decode GIF.
+fn gif_of(bytes: &[u8]) -> Result<Option<Mat>> {
+    if !bytes.starts_with(b"GIF8") {
+        return Ok(None);
+    }
+    let Ok(picture) = image::load_from_memory_with_format(bytes, image::ImageFormat::Gif) else {
+        return Ok(None);
+    };
+    let rgba = picture.to_rgba8();
+    let (width, height) = (rgba.width() as i32, rgba.height() as i32);
+    let mut bgr = Mat::new_rows_cols_with_default(
+        height,
+        width,
+        opencv::core::CV_8UC3,
+        opencv::core::Scalar::all(0.0),
+    )?;
+    let on_white = |v: u8, alpha: u8| {
+        let a = u32::from(alpha);
+        ((u32::from(v) * a + 255 * (255 - a) + 127) / 255) as u8
+    };
+    for (out, pixel) in bgr.data_bytes_mut()?.chunks_exact_mut(3).zip(rgba.pixels()) {
+        let [r, g, b, a] = pixel.0;
+        out.copy_from_slice(&[on_white(b, a), on_white(g, a), on_white(r, a)]);
+    }
+    Ok(Some(bgr))
 }
 
 /// Finds, reads and solves puzzles in still pictures.
@@ -680,6 +708,39 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("cannot read")
+        );
+    }
+
+    #[test]
+    fn a_gif_is_decoded_on_white_where_transparent_and_a_cut_one_is_no_image() {
+        // 120 x 100: the left half opaque red, the right half transparent.
+        let picture = image::RgbaImage::from_fn(120, 100, |x, _| {
+            if x < 60 {
+                image::Rgba([200, 10, 10, 255])
+            } else {
+                image::Rgba([0, 0, 0, 0])
+            }
+        });
+        let mut bytes = std::io::Cursor::new(Vec::new());
+        picture
+            .write_to(&mut bytes, image::ImageFormat::Gif)
+            .unwrap();
+        let bytes = bytes.into_inner();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("page.gif");
+        std::fs::write(&path, &bytes).unwrap();
+        let bgr = load_image(&path).unwrap();
+        assert_eq!((bgr.cols(), bgr.rows()), (120, 100));
+        let at = |x: i32| *bgr.at_2d::<opencv::core::Vec3b>(50, x).unwrap();
+        assert_eq!(at(10).0, [10, 10, 200]);
+        assert_eq!(at(100).0, [255, 255, 255]);
+
+        let cut = dir.path().join("cut.gif");
+        std::fs::write(&cut, &bytes[..bytes.len() / 3]).unwrap();
+        let err = load_image(&cut).unwrap_err();
+        assert!(
+            matches!(&err, Error::NotAnImage { .. }) && err.to_string().contains("cut.gif"),
+            "{err}"
         );
     }
 

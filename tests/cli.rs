@@ -196,6 +196,28 @@ fn image_reads_every_photo_in_a_folder_and_its_subfolders_by_name() {
 }
 
 #[test]
+fn image_reads_a_gif_as_it_reads_the_same_page_as_jpeg() {
+    // The bundled newspaper page, grey, saved as GIF (256 levels, as a web page would).
+    let page = imgcodecs::imread(BUNDLED, imgcodecs::IMREAD_GRAYSCALE).unwrap();
+    let (width, height) = (page.cols() as u32, page.rows() as u32);
+    let levels = page.data_bytes().unwrap().to_vec();
+    let gray = image::GrayImage::from_raw(width, height, levels).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let gif = dir.path().join("page.gif");
+    image::DynamicImage::ImageLuma8(gray)
+        .to_rgba8()
+        .save_with_format(&gif, image::ImageFormat::Gif)
+        .unwrap();
+    let solution = |path: &str| {
+        let out = sudoku_ar(&["image", "--json", path], "");
+        let row: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+        assert_eq!(row["puzzle"]["status"], "solved", "{path}: {row}");
+        row["puzzle"]["solution"].clone()
+    };
+    assert_eq!(solution(gif.to_str().unwrap()), solution(BUNDLED));
+}
+
+#[test]
 fn image_writes_each_photo_drawn_in_under_its_own_name() {
     // Photos of the same name in two subfolders, or as JPEG and PNG, or one given twice: one
     // copy each, the folders' layout kept (before, each overwrote the one before).

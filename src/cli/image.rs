@@ -13,7 +13,7 @@ use sudoku_ar::recognize::verdict::Status;
 
 #[derive(clap::Args, Debug)]
 pub struct ImageArgs {
-    /// Photos to read (JPEG, PNG, and whatever else OpenCV decodes); a folder stands for the
+    /// Photos to read (JPEG, PNG, GIF, and whatever else OpenCV decodes); a folder stands for the
     /// photos in it and its subfolders, by name.
     #[arg(required = true)]
     pub photos: Vec<PathBuf>,
@@ -264,10 +264,11 @@ fn told_apart(photos: &mut [Photo]) {
     }
 }
 
-/// Whether a file's name says it is a picture OpenCV reads.
+/// Whether a file's name says it is a picture OpenCV (or, for GIF, `photo::load_image`) reads.
 fn is_image_name(path: &Path) -> bool {
-    const EXTENSIONS: [&str; 12] = [
+    const EXTENSIONS: [&str; 13] = [
         "jpg", "jpeg", "jpe", "png", "webp", "bmp", "tif", "tiff", "jp2", "pgm", "ppm", "pbm",
+        "gif",
     ];
     path.extension()
         .and_then(|e| e.to_str())
