@@ -202,6 +202,8 @@ pub struct Anchor {
     /// did). Like those under something over the grid now, they are followed only where they
     /// agree with the open paper's ([`fit`]).
     on_hand: Vec<bool>,
+    /// The cells those points lie near: something lay over them when the reference was taken.
+    hand: [bool; 81],
 }
 
 /// A frame aligned to the anchor.
@@ -209,6 +211,11 @@ pub struct Anchor {
 pub struct Anchored {
     pub image_from_grid: Homography,
     pub inliers: usize,
+    /// The cells whose printed detail is gone in this frame and not in the reference, or the
+    /// other way round, with the cells they ring (`flat` of [`covered_cells`]): a hand lies
+    /// there, its edge beside their lines. Not where only the level changed: light changing
+    /// over a hand-held page does so over most of the grid.
+    pub under: [bool; 81],
 }
 
 /// What the anchor says about a tracked frame.
@@ -306,7 +313,14 @@ impl Anchor {
             texture: reference.texture,
             dark_ink,
             on_hand,
+            hand,
         }))
+    }
+
+    /// The cells something lay over when the reference was taken: those the reading it was
+    /// set on found hidden, and those whose printed detail the anchor before saw was gone.
+    pub fn hand(&self) -> &[bool; 81] {
+        &self.hand
     }
 
     /// The reference's background and texture, as [`covered_cells`] compares them.
@@ -376,6 +390,7 @@ impl Anchor {
         Ok(Alignment::Anchored(Anchored {
             image_from_grid,
             inliers,
+            under: covered.flat,
         }))
     }
 
@@ -1237,6 +1252,7 @@ mod tests {
             reference: reference.picture,
             points: Vector::new(),
             on_hand: Vec::new(),
+            hand: [false; 81],
         };
         let current = rectified(now, looking, &open);
         let covered = covered_cells(anchor.looks(), current.looks()).unwrap();

@@ -184,6 +184,19 @@ impl Track {
         }))
     }
 
+    /// The cells something lies over on this frame: `now` (where the anchor sees the printed
+    /// detail gone, [`Anchored::under`](super::track::Anchored::under)) and those something
+    /// lay over when the anchor was set ([`Anchor::hand`]), but for an anchor set on a reading
+    /// smeared by the camera's motion, whose lines were hidden by the smear, not by a hand.
+    pub(super) fn under_something(&self, now: &[bool; 81]) -> [bool; 81] {
+        let hand = self
+            .anchor
+            .as_ref()
+            .filter(|_| self.anchor_motion.is_finite())
+            .map_or(&[false; 81], Anchor::hand);
+        std::array::from_fn(|i| now[i] || hand[i])
+    }
+
     /// Whether lines that disagree with the track have, `OVERRULE_AFTER` readings in a row, put
     /// the grid in the same place on the paper (seen from the track); counts this reading.
     fn lines_hold_their_place(&mut self, lines: &Quad) -> bool {
@@ -1530,6 +1543,28 @@ pub(super) mod tests {
             .unwrap();
         let now = track::quad_of(&track.image_from_grid);
         assert!(now.max_corner_distance(&run_on) < 0.5, "track at {now:?}");
+    }
+
+    #[test]
+    fn a_hand_under_the_anchor_is_something_over_the_grid_unless_the_reading_was_smeared() {
+        let (page, current, right, mut track) = track_on_drawn_grid(false);
+        track.on_lines = true;
+        let recognition = read_beside_a_finger(right, 40, false);
+        track
+            .take_lines(&page, &current, &right, &recognition)
+            .unwrap();
+        let now = [false; 81];
+        assert!(track.under_something(&now)[40]);
+        assert_eq!(
+            track.under_something(&now).iter().filter(|&&u| u).count(),
+            1
+        );
+        // Hidden by the smear of the camera's motion, not by a hand.
+        track.anchor_motion = f64::INFINITY;
+        assert!(!track.under_something(&now).contains(&true));
+        let mut changed = [false; 81];
+        changed[3] = true;
+        assert_eq!(track.under_something(&changed), changed);
     }
 
     #[test]

@@ -966,6 +966,8 @@ fn aligned(track: &mut Track, alignment: Alignment, tracked: Homography) -> Opti
         Alignment::Anchored(a) => {
             tracing::trace!(inliers = a.inliers, "aligned to the anchor");
             track.unanchored_for = 0;
+            let under = track.under_something(&a.under);
+            track.print_check.covered_now(&under);
             let (was, aligned) = (track::quad_of(&tracked), track::quad_of(&a.image_from_grid));
             track.correction = aligned.max_corner_distance(&was) / aligned.mean_side();
             Some(a.image_from_grid)
