@@ -426,41 +426,47 @@ fn a_box_off(
             let rows = box_segments(along_rows, box_row, box_col);
             let columns = box_segments(along_columns, box_col, box_row);
             // The cell inside the k-th segment of the box's stretch of the border, in the
-            // grid's first or last row (`edge` 0 or 8), or column.
-            let row_cell = |edge: usize, k: usize| edge * 9 + 3 * box_col + k;
-            let column_cell = |edge: usize, k: usize| (3 * box_row + k) * 9 + edge;
-            let kinds: [(&[Segment; 12], usize, &dyn Fn(usize, usize) -> usize); 2] = [
-                (&rows, box_row, &row_cell),
-                (&columns, box_col, &column_cell),
-            ];
-            kinds.iter().any(|&(seen, at, cell)| {
-                let count = |which: &[Segment], kind| which.iter().filter(|&&s| s == kind).count();
-                let (on, off) = (count(seen, Segment::On), count(seen, Segment::Off));
-                // The box's stretch of the grid's border (its first or last three segments
-                // when the box lies at that edge): the thickest line, and the one a corner
-                // placed off moves most; seen beside the drawn one along two of the box's
-                // three cells, that is enough (a page with shaded boxes shows its cell lines
-                // only as edges, and a corner half a cell off moved only the last two). Not
-                // beside a cell something lies over, whose edge shows as a line there.
-                let border = |first: bool| {
-                    let (stretch, edge) = if first {
-                        (&seen[..3], 0)
-                    } else {
-                        (&seen[9..], 8)
+            // grid's first or last row or column (`edge` 0 or 8).
+            let inside = |along_rows: bool, edge: usize, k: usize| {
+                if along_rows {
+                    edge * 9 + 3 * box_col + k
+                } else {
+                    (3 * box_row + k) * 9 + edge
+                }
+            };
+            [(rows, box_row, true), (columns, box_col, false)]
+                .iter()
+                .any(|(seen, at, along_rows)| {
+                    let (seen, at, along_rows) = (seen.as_slice(), *at, *along_rows);
+                    let count =
+                        |which: &[Segment], kind| which.iter().filter(|&&s| s == kind).count();
+                    let (on, off) = (count(seen, Segment::On), count(seen, Segment::Off));
+                    // The box's stretch of the grid's border (its first or last three segments
+                    // when the box lies at that edge): the thickest line, and the one a corner
+                    // placed off moves most; seen beside the drawn one along two of the box's
+                    // three cells, that is enough (a page with shaded boxes shows its cell lines
+                    // only as edges, and a corner half a cell off moved only the last two). Not
+                    // beside a cell something lies over, whose edge shows as a line there.
+                    let border = |first: bool| {
+                        let (stretch, edge) = if first {
+                            (&seen[..3], 0)
+                        } else {
+                            (&seen[9..], 8)
+                        };
+                        let open_off = |(k, s): (usize, &Segment)| {
+                            *s == Segment::Off && !covered[inside(along_rows, edge, k)]
+                        };
+                        stretch
+                            .iter()
+                            .enumerate()
+                            .filter(|&ks| open_off(ks))
+                            .count()
+                            >= 2
                     };
-                    let open_off =
-                        |(k, s): (usize, &Segment)| *s == Segment::Off && !covered[cell(edge, k)];
-                    stretch
-                        .iter()
-                        .enumerate()
-                        .filter(|&ks| open_off(ks))
-                        .count()
-                        >= 2
-                };
-                (on + off >= MIN_DECIDED && off > 2 * on)
-                    || (at == 0 && border(true))
-                    || (at == 2 && border(false))
-            })
+                    (on + off >= MIN_DECIDED && off > 2 * on)
+                        || (at == 0 && border(true))
+                        || (at == 2 && border(false))
+                })
         })
     })
 }
