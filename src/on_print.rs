@@ -176,7 +176,7 @@ impl PrintCheck {
 
     /// Takes `cells` as those something lies over on the frame about to be judged, with the
     /// cells they ring: the grid's border beside them puts a box off only as any other of its
-    /// lines does, outvoting the rest of the box (see [`a_box_off`]). A hand writing in the
+    /// lines does, outvoting the rest of the box (see `a_box_off`). A hand writing in the
     /// digits over the grid's bottom-right corner, its edge a third of a cell inside the hidden
     /// border, showed as the border beside the drawn one along two of a box's three cells, its
     /// other ten segments on; a grid drawn 0.3-0.6% of its side off was withheld until the hand

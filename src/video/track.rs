@@ -212,7 +212,7 @@ pub struct Anchored {
     pub image_from_grid: Homography,
     pub inliers: usize,
     /// The cells whose printed detail is gone in this frame and not in the reference, or the
-    /// other way round, with the cells they ring (`flat` of [`covered_cells`]): a hand lies
+    /// other way round, with the cells they ring (`flat` of `covered_cells`): a hand lies
     /// there, its edge beside their lines. Not where only the level changed: light changing
     /// over a hand-held page does so over most of the grid.
     pub under: [bool; 81],
