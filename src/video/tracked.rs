@@ -134,6 +134,9 @@ pub(super) struct Track {
     pub(super) bend: Option<Bend>,
     /// Whether the cells drawn lie on the printed lines, looked at over the last frames drawn.
     pub(super) print_check: PrintCheck,
+    /// The cells whose printed detail the anchor saw gone on the last frame aligned to it
+    /// ([`Anchored::under`](super::track::Anchored::under)): a hand lies there.
+    pub(super) covered_now: [bool; 81],
     /// Whether the last reading that could tell (lines followed on a sharp frame) put the cells
     /// elsewhere than the track draws them (see [`Track::cells_agree`]).
     pub(super) cells_disputed: bool,
@@ -179,6 +182,7 @@ impl Track {
             cut_for: 0,
             bend: None,
             print_check: PrintCheck::judging(Lines::from(found.edge)),
+            covered_now: [false; 81],
             cells_disputed: false,
             turned_readings: None,
         }))
@@ -318,8 +322,9 @@ impl Track {
     }
 
     /// Where `recognition`'s lines put the grid, but for the sides they were not seen along
-    /// (most of the cells beside them `hidden`), which stay where the track has them (at
-    /// `placed`, named as the reading names its corners), once it was placed on printed lines.
+    /// (most of the cells beside them `hidden`, and something over them on this frame, see
+    /// [`Track::covered_now`]), which stay where the track has them (at `placed`, named as the
+    /// reading names its corners), once it was placed on printed lines.
     ///
     /// A corner between a side in view and one under a hand is where the reading's lattice,
     /// fitted to the lines it saw, runs on to: on a curved page that is not where the paper
@@ -333,8 +338,14 @@ impl Track {
         placed: &Quad,
         hidden: &[bool; 81],
     ) -> Quad {
-        let unseen = sides_hidden(hidden);
-        if !self.on_lines || !recognition.on_lines || !unseen.contains(&true) {
+        // Hidden under something the anchor sees over the paper: on paper bowed more than the
+        // lines could be followed, the cells along the bowed border are hidden too, and there
+        // the reading's corners are the better guess (a page bowed 0.45 of a cell, kept at the
+        // track's sides, was drawn with a cell 0.34 of a cell off).
+        let over: [bool; 81] = std::array::from_fn(|i| hidden[i] && self.covered_now[i]);
+        let unseen = sides_hidden(&over);
+        if !self.on_lines || !recognition.on_lines || recognition.turned || !unseen.contains(&true)
+        {
             return recognition.quad;
         }
         recognition
@@ -1516,6 +1527,26 @@ pub(super) mod tests {
             reading.0[row * 9 + 8] = reading.0[row * 9 + 8].hidden(0.3);
         }
         let run_on = Quad([[150.0, 80.0], [474.0, 80.0], [482.0, 404.0], [150.0, 404.0]]);
+        // Hidden by nothing the anchor sees over the paper (the border bowed beyond the lines'
+        // reach): the reading's corners are judged whole, and disagree.
+        let mut bowed = Track::start(&current, &found_at(right, false))
+            .unwrap()
+            .unwrap();
+        bowed.on_lines = true;
+        let (agrees, _) = bowed
+            .take_lines(
+                &page,
+                &current,
+                &right,
+                &read_at(run_on, reading.clone(), false),
+            )
+            .unwrap();
+        assert!(!agrees);
+        // Under a hand the anchor sees there: the right side stays where the track has it.
+        for row in 2..9 {
+            track.covered_now[row * 9 + 7] = true;
+            track.covered_now[row * 9 + 8] = true;
+        }
         let (agrees, doubtful) = track
             .take_lines(
                 &page,

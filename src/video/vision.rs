@@ -966,6 +966,7 @@ fn aligned(track: &mut Track, alignment: Alignment, tracked: Homography) -> Opti
         Alignment::Anchored(a) => {
             tracing::trace!(inliers = a.inliers, "aligned to the anchor");
             track.unanchored_for = 0;
+            track.covered_now = a.under;
             let under = track.under_something(&a.under);
             track.print_check.covered_now(&under);
             let (was, aligned) = (track::quad_of(&tracked), track::quad_of(&a.image_from_grid));
