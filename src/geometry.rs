@@ -146,9 +146,10 @@ impl Quad {
     /// assert_eq!(right_of_wider, Some(wider));
     /// ```
     pub fn with_sides_of(&self, other: &Quad, take: [bool; 4]) -> Option<Quad> {
-        let side = |i: usize| {
+        let side = |i: usize| -> Line {
             let q = if take[i] { other } else { self };
-            (q.0[i], q.0[(i + 1) % 4])
+            let (a, b) = (q.0[i], q.0[(i + 1) % 4]);
+            (a, [b[0] - a[0], b[1] - a[1]])
         };
         let mut corners = self.0;
         for (c, corner) in corners.iter_mut().enumerate() {
@@ -156,7 +157,7 @@ impl Quad {
             *corner = match (take[before], take[c]) {
                 (false, false) => self.0[c],
                 (true, true) => other.0[c],
-                _ => crossing(side(before), side(c))?,
+                _ => intersect(side(before), side(c))?,
             };
         }
         Some(Quad(corners))
@@ -171,16 +172,17 @@ pub fn distance(a: Point, b: Point) -> f64 {
     (a[0] - b[0]).hypot(a[1] - b[1])
 }
 
-/// Where the line through `a` meets the line through `b`; None if they are parallel.
-fn crossing(a: (Point, Point), b: (Point, Point)) -> Option<Point> {
-    let d = [a.1[0] - a.0[0], a.1[1] - a.0[1]];
-    let e = [b.1[0] - b.0[0], b.1[1] - b.0[1]];
+/// A line as a point on it and its direction.
+pub type Line = (Point, [f64; 2]);
+
+/// Where two lines meet; None if they are parallel.
+pub fn intersect((p, d): Line, (q, e): Line) -> Option<Point> {
     let cross = d[0] * e[1] - d[1] * e[0];
-    if cross.abs() < 1e-9 * (d[0].hypot(d[1]) * e[0].hypot(e[1])).max(1e-12) {
+    if cross.abs() < 1e-9 {
         return None;
     }
-    let t = ((b.0[0] - a.0[0]) * e[1] - (b.0[1] - a.0[1]) * e[0]) / cross;
-    Some([a.0[0] + d[0] * t, a.0[1] + d[1] * t])
+    let t = ((q[0] - p[0]) * e[1] - (q[1] - p[1]) * e[0]) / cross;
+    Some([p[0] + d[0] * t, p[1] + d[1] * t])
 }
 
 /// A 3x3 projective transform, row-major, acting on column vectors (x, y, 1).

@@ -1529,32 +1529,17 @@ pub(super) mod tests {
         let run_on = Quad([[150.0, 80.0], [474.0, 80.0], [482.0, 404.0], [150.0, 404.0]]);
         // Hidden by nothing the anchor sees over the paper (the border bowed beyond the lines'
         // reach): the reading's corners are judged whole, and disagree.
-        let mut bowed = Track::start(&current, &found_at(right, false))
-            .unwrap()
-            .unwrap();
+        let read = read_at(run_on, reading, false);
+        let (_, _, _, mut bowed) = track_on_drawn_grid(false);
         bowed.on_lines = true;
-        let (agrees, _) = bowed
-            .take_lines(
-                &page,
-                &current,
-                &right,
-                &read_at(run_on, reading.clone(), false),
-            )
-            .unwrap();
+        let (agrees, _) = bowed.take_lines(&page, &current, &right, &read).unwrap();
         assert!(!agrees);
         // Under a hand the anchor sees there: the right side stays where the track has it.
         for row in 2..9 {
             track.covered_now[row * 9 + 7] = true;
             track.covered_now[row * 9 + 8] = true;
         }
-        let (agrees, doubtful) = track
-            .take_lines(
-                &page,
-                &current,
-                &right,
-                &read_at(run_on, reading.clone(), false),
-            )
-            .unwrap();
+        let (agrees, doubtful) = track.take_lines(&page, &current, &right, &read).unwrap();
         assert!(agrees && !doubtful);
         let now = track::quad_of(&track.image_from_grid);
         assert!(now.max_corner_distance(&right) < 0.5, "track at {now:?}");
@@ -1569,9 +1554,7 @@ pub(super) mod tests {
         // A track never placed on its lines is only the outline's guess: the reading's corners
         // are taken whole.
         let (page, current, right, mut track) = track_on_drawn_grid(false);
-        track
-            .take_lines(&page, &current, &right, &read_at(run_on, reading, false))
-            .unwrap();
+        track.take_lines(&page, &current, &right, &read).unwrap();
         let now = track::quad_of(&track.image_from_grid);
         assert!(now.max_corner_distance(&run_on) < 0.5, "track at {now:?}");
     }

@@ -230,8 +230,7 @@ fn border_goes_on(gray: &GrayView, quad: &Quad, i: usize, reach: f64) -> Option<
     }
 }
 
-/// A line as a point and a unit direction.
-pub(super) type Line = ([f64; 2], [f64; 2]);
+pub(super) use crate::geometry::{Line, intersect};
 
 /// Fits a line through the centre of the dark border near the side from `a` to `b`.
 fn fit_side(
@@ -320,15 +319,6 @@ pub(crate) fn parabola_peak(left: f64, mid: f64, right: f64) -> f64 {
     } else {
         (0.5 * (left - right) / curvature).clamp(-0.5, 0.5)
     }
-}
-
-pub(super) fn intersect((p, d): Line, (q, e): Line) -> Option<[f64; 2]> {
-    let cross = d[0] * e[1] - d[1] * e[0];
-    if cross.abs() < 1e-9 {
-        return None;
-    }
-    let t = ((q[0] - p[0]) * e[1] - (q[1] - p[1]) * e[0]) / cross;
-    Some([p[0] + d[0] * t, p[1] + d[1] * t])
 }
 
 #[cfg(test)]
