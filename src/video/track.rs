@@ -216,12 +216,15 @@ pub struct Anchored {
     /// there, its edge beside their lines. Not where only the level changed: light changing
     /// over a hand-held page does so over most of the grid.
     pub under: [bool; 81],
+    /// `under`, and the cells where only the paper's level changed when they are few
+    /// ([`Covered::over_the_paper`]): what the print check leaves to the rest of a box.
+    pub over: [bool; 81],
 }
 
 /// What the anchor says about a tracked frame.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub enum Alignment {
-    Anchored(Anchored),
+    Anchored(Box<Anchored>),
     /// Too little of the grid to align to (out of view, covered, blurred): the tracked
     /// homography is all there is.
     Unsure,
@@ -387,11 +390,12 @@ impl Anchor {
             );
             return Ok(Alignment::Slipped);
         }
-        Ok(Alignment::Anchored(Anchored {
+        Ok(Alignment::Anchored(Box::new(Anchored {
             image_from_grid,
             inliers,
             under: covered.flat,
-        }))
+            over: covered.over_the_paper(),
+        })))
     }
 
     /// Whether the cells' ink in `current` matches the reference better one cell over than
@@ -825,6 +829,23 @@ struct Covered {
     /// By the texture alone.
     flat: [bool; 81],
 }
+
+impl Covered {
+    /// The cells something lies over by its texture, and those it lies over by the level
+    /// alone while they are at most [`LEVEL_CELLS`]. A fingertip over the border is narrower
+    /// than the window the texture is taken over, so its edges keep the cells' detail
+    /// (`writing.py` `02_07`: a right grid withheld for 13 frames, the fingertip's edge taken
+    /// for the border beside the drawn one); light changing over a hand-held page changes the
+    /// level over most of the grid, and is no hand.
+    fn over_the_paper(&self) -> [bool; 81] {
+        let by_level = self.any.iter().filter(|&&c| c).count() <= LEVEL_CELLS;
+        std::array::from_fn(|i| self.flat[i] || (by_level && self.any[i]))
+    }
+}
+
+/// At most this many cells changed in level alone are something over the paper, not the light
+/// ([`Covered::over_the_paper`]): a third of the grid.
+const LEVEL_CELLS: usize = 27;
 
 /// The cells that `mask` covers broadly, and those they ring; a sliver is not broad.
 fn broad_cells(mask: &Mat) -> Result<[bool; 81]> {
@@ -1324,6 +1345,79 @@ mod tests {
                 "a cell off, hand at {level}"
             );
         }
+    }
+
+    /// What the anchor taken on the open page sees over the paper in `now`.
+    fn covered_on_open_page(now: &Mat) -> Covered {
+        let open = page_picture(None);
+        let reference = rectified(&open, true, &open);
+        let current = rectified(now, true, &open);
+        covered_cells((&reference.background, &reference.texture), current.looks()).unwrap()
+    }
+
+    #[test]
+    fn a_fingertip_over_the_border_is_over_the_paper_and_light_changing_is_not() {
+        // A fingertip (darker than the paper) over the bottom border below cell 76, the
+        // finger running down off the picture.
+        let mut finger = page_picture(None);
+        let cell = ANCHOR_CELL as i32;
+        let [x, y] = anchor_cell_centre(76);
+        let tip = Point::new(x as i32, y as i32 + cell / 2);
+        let axes = Size::new(3 * cell / 4, cell);
+        let skin = Scalar::all(70.0);
+        imgproc::ellipse(
+            &mut finger,
+            tip,
+            axes,
+            0.0,
+            0.0,
+            360.0,
+            skin,
+            -1,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        let far = Point::new(tip.x, tip.y + 4 * cell);
+        imgproc::line(
+            &mut finger,
+            tip,
+            far,
+            skin,
+            3 * cell / 2,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        let covered = covered_on_open_page(&finger);
+        // Its edges keep the detail of the cells it lies over: only the level tells.
+        assert!(!covered.flat[76]);
+        let over = covered.over_the_paper();
+        assert!(over[76], "{over:?}");
+        assert!(over.iter().filter(|&&o| o).count() <= LEVEL_CELLS);
+        assert!(!over[0] && !over[40]);
+        // The light falling off across the page changes the level over most of the grid.
+        let mut dimmed = Mat::default();
+        let side = anchor_side();
+        let mut ramp =
+            Mat::new_rows_cols_with_default(side, side, opencv::core::CV_32F, Scalar::all(0.0))
+                .unwrap();
+        for row in 0..side {
+            for col in 0..side {
+                *ramp.at_2d_mut::<f32>(row, col).unwrap() = 1.0 - 0.35 * col as f32 / side as f32;
+            }
+        }
+        opencv::core::multiply(
+            &page_picture(None),
+            &ramp,
+            &mut dimmed,
+            1.0,
+            opencv::core::CV_8U,
+        )
+        .unwrap();
+        let covered = covered_on_open_page(&dimmed);
+        assert!(covered.any.iter().filter(|&&c| c).count() > LEVEL_CELLS);
+        assert!(!covered.over_the_paper().contains(&true));
     }
 
     /// The crossings, where the reference has them and where the current picture does: those

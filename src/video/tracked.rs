@@ -188,8 +188,8 @@ impl Track {
         }))
     }
 
-    /// The cells something lies over on this frame: `now` (where the anchor sees the printed
-    /// detail gone, [`Anchored::under`](super::track::Anchored::under)) and those something
+    /// The cells something lies over on this frame: `now` (where the anchor sees something
+    /// over the paper, [`Anchored::over`](super::track::Anchored::over)) and those something
     /// lay over when the anchor was set ([`Anchor::hand`]), but for an anchor set on a reading
     /// smeared by the camera's motion, whose lines were hidden by the smear, not by a hand.
     pub(super) fn under_something(&self, now: &[bool; 81]) -> [bool; 81] {

@@ -967,7 +967,7 @@ fn aligned(track: &mut Track, alignment: Alignment, tracked: Homography) -> Opti
             tracing::trace!(inliers = a.inliers, "aligned to the anchor");
             track.unanchored_for = 0;
             track.covered_now = a.under;
-            let under = track.under_something(&a.under);
+            let under = track.under_something(&a.over);
             track.print_check.covered_now(&under);
             let (was, aligned) = (track::quad_of(&tracked), track::quad_of(&a.image_from_grid));
             track.correction = aligned.max_corner_distance(&was) / aligned.mean_side();
