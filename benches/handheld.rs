@@ -4,10 +4,12 @@
 //!
 //! `cargo bench --bench handheld` prints them; `-- --crops DIR` also writes each page's truth
 //! corners zoomed (published corner blue, truth red) to check by eye; `-- --frames DIR` writes
-//! a few frames of each clip (`--at 20,25` those frames); `-- --only NAME` runs only the clips whose name contains NAME;
+//! a few frames of each clip (`--at 20,25` those frames; of the writing clips with `--clips
+//! writing`); `-- --only NAME` runs only the clips whose name contains NAME;
 //! `-- --set 1` films 32 other pages (`camera::page_set`); `-- --clips writing` films a hand
 //! writing in the digits over each page instead of the usual clips.
-//! `SUDOKU_BENCH_ERRORS=1` adds each clip's corner error on every frame with a solution drawn.
+//! `SUDOKU_BENCH_ERRORS=1` adds each clip's corner error on every frame with a solution drawn;
+//! `SUDOKU_BENCH_NOT_RIGHT=1` names the frames after lock not drawn right (to stderr).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -87,7 +89,7 @@ fn main() {
         // `--at 20,25,30` writes those frames instead of every 45th.
         let at: Option<Vec<usize>> = common::bench_arg("--at")
             .map(|list| list.split(',').filter_map(|n| n.parse().ok()).collect());
-        for clip in camera::clips_named(&pages, only.as_deref()) {
+        for clip in clips_asked(&pages, only.as_deref()) {
             let camera = Camera::new(&pages, &clip).expect("camera");
             let frames: Vec<usize> = at
                 .clone()
@@ -129,12 +131,7 @@ fn main() {
     }
     let only = common::bench_arg("--only");
     let pages_run = pages;
-    // `--clips writing`: a hand writing over each page instead (`Script::Writing`).
-    let clips = match common::bench_arg("--clips").as_deref() {
-        Some("writing") => camera::named(camera::writing_clips(&pages_run), only.as_deref()),
-        Some(other) => panic!("--clips takes writing, not {other}"),
-        None => camera::clips_named(&pages_run, only.as_deref()),
-    };
+    let clips = clips_asked(&pages_run, only.as_deref());
     let results = handheld::run_all(&pages_run, &clips, 2);
     // DUMP_CORNERS=N prints frame N's drawn and true corners, per clip.
     if let Some(n) = std::env::var("DUMP_CORNERS")
@@ -189,5 +186,15 @@ fn main() {
             at(0.5),
             at(0.99)
         );
+    }
+}
+
+/// The clips over `pages` named `only` (all when None): the hand-held ones, or with `--clips
+/// writing` a hand writing over each page instead (`Script::Writing`).
+fn clips_asked(pages: &[camera::Page], only: Option<&str>) -> Vec<camera::Clip> {
+    match common::bench_arg("--clips").as_deref() {
+        Some("writing") => camera::named(camera::writing_clips(pages), only),
+        Some(other) => panic!("--clips takes writing, not {other}"),
+        None => camera::clips_named(pages, only),
     }
 }

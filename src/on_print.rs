@@ -233,6 +233,7 @@ impl PrintCheck {
             tracing::trace!(
                 rows = %seen_map(&self.along_rows),
                 columns = %seen_map(&self.along_columns),
+                covered = ?(0..81).filter(|&i| self.covered[i]).collect::<Vec<_>>(),
                 "found off the print (line by line: + on, x off, . unclear)"
             );
         }

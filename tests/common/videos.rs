@@ -247,6 +247,9 @@ pub fn score(truth: &[TruthFrame], seen: &[SeenFrame]) -> VideoScore {
                 if *is_locked && p.whole {
                     a.after_lock += 1;
                     a.right_after_lock += right as u64;
+                    if !right && std::env::var_os("SUDOKU_BENCH_NOT_RIGHT").is_some() {
+                        eprintln!("{} frame {}: not right after lock", p.id, t.frame);
+                    }
                 }
             }
         }
