@@ -746,8 +746,8 @@ fn under_something(recognition: &Recognition) -> bool {
 
 /// What a side of the grid shows of a printed border line along it (see [`border_along`]).
 struct Border {
-    /// At how many of [`BORDER_SAMPLES`] points along the side a line shows where it is
-    /// drawn, with lighter paper on both sides of it within the frame.
+    /// At how many of [`BORDER_SAMPLES`] points along the side (or the bow its printed border
+    /// makes) a line shows, with lighter paper on both sides of it within the frame.
     shown: usize,
     /// How much darker than the paper around it the line is there (share of the paper's
     /// level), the median over those points; 0 where none.
@@ -756,36 +756,85 @@ struct Border {
 
 /// [`Border`] along side `side` (top, right, bottom, left) of the grid placed by
 /// `image_from_grid` in `view`: a printed border, unlike the frame's edge cutting the outer
-/// cells, is a line with paper beyond it all along.
+/// cells, is a line with paper beyond it all along. Looked for along the side, and where it
+/// does not show there, along the bow the printed border makes ([`bow_of_border`]).
 fn border_along(view: &GrayView, image_from_grid: &Homography, side: usize, ink: Ink) -> Border {
-    let (w, h) = (view.width as f64, view.height as f64);
-    let inside = |[x, y]: [f64; 2]| x >= 0.0 && y >= 0.0 && x <= w - 1.0 && y <= h - 1.0;
-    let mut contrasts: Vec<f64> = (0..BORDER_SAMPLES)
-        .filter_map(|j| {
-            let t = 0.1 + 0.8 * j as f64 / (BORDER_SAMPLES - 1) as f64;
-            // The point on the side at `d` cells out of the grid.
-            let at = |d: f64| {
-                let d = d / 9.0;
-                image_from_grid.apply(match side {
-                    0 => [t, -d],
-                    1 => [1.0 + d, t],
-                    2 => [t, 1.0 + d],
-                    _ => [-d, t],
-                })
-            };
-            // Light ink (a dark-mode screen) is looked at in the negative.
-            let level = |d: f64| {
-                inside(at(d)).then(|| {
-                    let level = view.sample(at(d)[0], at(d)[1]);
-                    if ink == Ink::Light {
-                        255.0 - level
-                    } else {
-                        level
-                    }
-                })
-            };
+    let place = SidePlace {
+        view,
+        image_from_grid,
+        side,
+        ink,
+    };
+    let straight = border_bowed_by(&place, 0.0);
+    let bowed = if (straight.shown as f64) < BORDER_SHOWN * BORDER_SAMPLES as f64 {
+        bow_of_border(&place).map(|bow| border_bowed_by(&place, bow))
+    } else {
+        None
+    };
+    let border = match bowed {
+        Some(b) if b.shown > straight.shown => b,
+        _ => straight,
+    };
+    tracing::trace!(
+        side,
+        shown = border.shown,
+        contrast = border.contrast,
+        "border along a side"
+    );
+    border
+}
+
+/// A side of the grid in a frame, as [`border_along`] looks along it.
+struct SidePlace<'a> {
+    view: &'a GrayView<'a>,
+    image_from_grid: &'a Homography,
+    side: usize,
+    ink: Ink,
+}
+
+impl SidePlace<'_> {
+    /// The point `t` of the way along the side (0 and 1 its corners), `d` cells out of the grid
+    /// (into it when negative).
+    fn at(&self, t: f64, d: f64) -> [f64; 2] {
+        let d = d / 9.0;
+        self.image_from_grid.apply(match self.side {
+            0 => [t, -d],
+            1 => [1.0 + d, t],
+            2 => [t, 1.0 + d],
+            _ => [-d, t],
+        })
+    }
+
+    /// The level there, in the negative for light ink (a dark-mode screen); None outside the
+    /// frame.
+    fn level(&self, t: f64, d: f64) -> Option<f64> {
+        let [x, y] = self.at(t, d);
+        let (w, h) = (self.view.width as f64, self.view.height as f64);
+        (x >= 0.0 && y >= 0.0 && x <= w - 1.0 && y <= h - 1.0).then(|| {
+            let level = self.view.sample(x, y);
+            if self.ink == Ink::Light {
+                255.0 - level
+            } else {
+                level
+            }
+        })
+    }
+}
+
+/// The places along a side where [`Border`] looks, as shares of the side.
+fn border_samples() -> impl Iterator<Item = f64> {
+    (0..BORDER_SAMPLES).map(|j| 0.1 + 0.8 * j as f64 / (BORDER_SAMPLES - 1) as f64)
+}
+
+/// [`Border`] along the side bowed out of the grid by `bow` cells at its middle (`bow sin(pi
+/// t)`, none at the corners).
+fn border_bowed_by(place: &SidePlace, bow: f64) -> Border {
+    let mut contrasts: Vec<f64> = border_samples()
+        .filter_map(|t| {
+            let off = bow * (std::f64::consts::PI * t).sin();
             let steps = |from: f64, to: f64| {
-                (0..=6).filter_map(move |k| level(from + (to - from) * k as f64 / 6.0))
+                (0..=6)
+                    .filter_map(move |k| place.level(t, off + from + (to - from) * k as f64 / 6.0))
             };
             // The darkest on the side, the lightest paper inside (past a thick line's half,
             // short of a digit) and beyond it up to the frame's edge.
@@ -804,8 +853,48 @@ fn border_along(view: &GrayView, image_from_grid: &Homography, side: usize, ink:
         let middle = shown / 2;
         *contrasts.select_nth_unstable_by(middle, f64::total_cmp).1
     };
-    tracing::trace!(side, shown, contrast, "border along a side");
     Border { shown, contrast }
+}
+
+/// How far out of the grid (cells, negative into it) the printed border along a side bows at
+/// its middle, its ends on the corners: the darkest line within [`BORDER_BOW`] of the side at
+/// each point, where most of them lie along one bow. Paper curved on the table bows its
+/// borders a third of a cell and more between corners that stay put, beyond the tenth of a
+/// cell [`border_bowed_by`] looks at along the side: a page bowed so, its corner near the
+/// frame's edge, was not read until it moved away from the edge (`oblique.py --bend 0.037`,
+/// 78 frames). Digits' strokes inside lie along no bow. None when no bow holds most points.
+fn bow_of_border(place: &SidePlace) -> Option<f64> {
+    const STEPS: usize = 36;
+    let darkest: Vec<(f64, f64)> = border_samples()
+        .filter_map(|t| {
+            let (mut best, mut at) = (f64::INFINITY, 0.0);
+            for k in 0..=STEPS {
+                let d = -BORDER_BOW + 2.0 * BORDER_BOW * k as f64 / STEPS as f64;
+                match place.level(t, d) {
+                    Some(level) if level < best => (best, at) = (level, d),
+                    _ => {}
+                }
+            }
+            best.is_finite().then_some((t, at))
+        })
+        .collect();
+    // The bow each point off the ends says, the middle one of them taken.
+    let mut bows: Vec<f64> = darkest
+        .iter()
+        .map(|&(t, d)| (t, d / (std::f64::consts::PI * t).sin()))
+        .filter(|&(t, _)| (0.25..=0.75).contains(&t))
+        .map(|(_, b)| b)
+        .collect();
+    if bows.is_empty() {
+        return None;
+    }
+    let middle = bows.len() / 2;
+    let bow = *bows.select_nth_unstable_by(middle, f64::total_cmp).1;
+    let along = darkest
+        .iter()
+        .filter(|&&(t, d)| (d - bow * (std::f64::consts::PI * t).sin()).abs() <= BORDER_NEAR)
+        .count();
+    (along as f64 >= BORDER_SHOWN * BORDER_SAMPLES as f64 && bow.abs() > BORDER_NEAR).then_some(bow)
 }
 
 /// Whether every corner of `quad` lies at least `margin` pixels inside the frame.
@@ -826,6 +915,8 @@ const EDGE_CELLS: f64 = 0.5;
 /// side.
 const BORDER_SAMPLES: usize = 16;
 const BORDER_NEAR: f64 = 0.1;
+/// How far (cells) from a side [`bow_of_border`] looks for the printed border bowed.
+const BORDER_BOW: f64 = 0.45;
 const BORDER_CONTRAST: f64 = 0.08;
 const BORDER_SHOWN: f64 = 0.7;
 const AS_CLEAR: f64 = 0.6;
@@ -1031,6 +1122,50 @@ pub(super) mod tests {
         opencv::core::bitwise_not(&close, &mut dark_mode, &opencv::core::no_array()).unwrap();
         assert!(whole_in_view(&quad(8.0), &dark_mode, Ink::Light));
         assert!(!whole_in_view(&quad(8.0), &dark_mode, Ink::Dark));
+    }
+
+    /// `page` with its columns bowed `bow` px to the right at the middle of the rows 80-404
+    /// (paper bowed across), none at the corners.
+    fn bowed_across(page: &Mat, bow: f64) -> Mat {
+        use opencv::prelude::{MatTrait, MatTraitConst};
+        let size = page.size().unwrap();
+        let mut map_x = Mat::new_size_with_default(size, opencv::core::CV_32F, 0.0.into()).unwrap();
+        let mut map_y = map_x.clone();
+        for y in 0..size.height {
+            let along = ((f64::from(y) - 80.0) / 324.0).clamp(0.0, 1.0);
+            let shift = bow * (std::f64::consts::PI * along).sin();
+            for x in 0..size.width {
+                *map_x.at_2d_mut::<f32>(y, x).unwrap() = (f64::from(x) - shift) as f32;
+                *map_y.at_2d_mut::<f32>(y, x).unwrap() = y as f32;
+            }
+        }
+        let mut out = Mat::default();
+        opencv::imgproc::remap(
+            page,
+            &mut out,
+            &map_x,
+            &map_y,
+            opencv::imgproc::INTER_LINEAR,
+            opencv::core::BORDER_REPLICATE,
+            opencv::core::Scalar::all(235.0),
+        )
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn a_bowed_border_near_the_frames_edge_shows_along_its_bow_and_a_cut_one_still_does_not() {
+        let quad = |x: f64| Quad([[x, 80.0], [x + 324.0, 80.0], [x + 324.0, 404.0], [x, 404.0]]);
+        // The left border 8 px from the frame's edge at the corners, 0.35 of a cell (12.6 px)
+        // further in at the middle.
+        let close = bowed_across(&detect::tests::drawn_grid(640, 480, 8, 80, 324), 12.6);
+        assert!(whole_in_view(&quad(8.0), &close, Ink::Dark));
+        // Bowed the other way, out past the frame's edge: cut.
+        let out = bowed_across(&detect::tests::drawn_grid(640, 480, 14, 80, 324), -16.0);
+        assert!(!whole_in_view(&quad(14.0), &out, Ink::Dark));
+        // The border beyond the edge, the grid outlined where the edge cuts it: still cut.
+        let cut = bowed_across(&detect::tests::drawn_grid(640, 480, -10, 80, 324), 12.6);
+        assert!(!whole_in_view(&quad(5.0), &cut, Ink::Dark));
     }
 
     #[test]
