@@ -216,8 +216,9 @@ pub struct Anchored {
     /// there, its edge beside their lines. Not where only the level changed: light changing
     /// over a hand-held page does so over most of the grid.
     pub under: [bool; 81],
-    /// `under`, and the cells where only the paper's level changed when they are few
-    /// ([`Covered::over_the_paper`]): what the print check leaves to the rest of a box.
+    /// `under`, and the cells where only the paper's level changed when they are few (at most
+    /// a third of the grid: more is the light changing): what the print check leaves to the
+    /// rest of a box.
     pub over: [bool; 81],
 }
 

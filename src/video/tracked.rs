@@ -916,7 +916,7 @@ const EDGE_CELLS: f64 = 0.5;
 const BORDER_SAMPLES: usize = 16;
 const BORDER_NEAR: f64 = 0.1;
 /// How far (cells) from a side [`bow_of_border`] looks for the printed border bowed.
-const BORDER_BOW: f64 = 0.45;
+const BORDER_BOW: f64 = 0.6;
 const BORDER_CONTRAST: f64 = 0.08;
 const BORDER_SHOWN: f64 = 0.7;
 const AS_CLEAR: f64 = 0.6;
@@ -1156,10 +1156,15 @@ pub(super) mod tests {
     #[test]
     fn a_bowed_border_near_the_frames_edge_shows_along_its_bow_and_a_cut_one_still_does_not() {
         let quad = |x: f64| Quad([[x, 80.0], [x + 324.0, 80.0], [x + 324.0, 404.0], [x, 404.0]]);
-        // The left border 8 px from the frame's edge at the corners, 0.35 of a cell (12.6 px)
-        // further in at the middle.
-        let close = bowed_across(&detect::tests::drawn_grid(640, 480, 8, 80, 324), 12.6);
-        assert!(whole_in_view(&quad(8.0), &close, Ink::Dark));
+        // The left border 8 px from the frame's edge at the corners, a third and half a cell
+        // (12 and 18 px) further in at the middle.
+        for bow in [12.0, 18.0] {
+            let close = bowed_across(&detect::tests::drawn_grid(640, 480, 8, 80, 324), bow);
+            assert!(
+                whole_in_view(&quad(8.0), &close, Ink::Dark),
+                "bowed {bow} px"
+            );
+        }
         // Bowed the other way, out past the frame's edge: cut.
         let out = bowed_across(&detect::tests::drawn_grid(640, 480, 14, 80, 324), -16.0);
         assert!(!whole_in_view(&quad(14.0), &out, Ink::Dark));
