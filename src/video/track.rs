@@ -1353,7 +1353,7 @@ mod tests {
         let open = page_picture(None);
         let reference = rectified(&open, true, &open);
         let current = rectified(now, true, &open);
-        covered_cells((&reference.background, &reference.texture), current.looks()).unwrap()
+        covered_cells(reference.looks(), current.looks()).unwrap()
     }
 
     #[test]

@@ -826,12 +826,12 @@ fn border_samples() -> impl Iterator<Item = f64> {
     (0..BORDER_SAMPLES).map(|j| 0.1 + 0.8 * j as f64 / (BORDER_SAMPLES - 1) as f64)
 }
 
-/// [`Border`] along the side bowed out of the grid by `bow` cells at its middle (`bow sin(pi
-/// t)`, none at the corners).
+/// [`Border`] along the side bowed out of the grid by `bow` cells at its middle (see
+/// [`bow_shape`]; none at the corners).
 fn border_bowed_by(place: &SidePlace, bow: f64) -> Border {
     let mut contrasts: Vec<f64> = border_samples()
         .filter_map(|t| {
-            let off = bow * (std::f64::consts::PI * t).sin();
+            let off = bow * bow_shape(t);
             let steps = |from: f64, to: f64| {
                 (0..=6)
                     .filter_map(move |k| place.level(t, off + from + (to - from) * k as f64 / 6.0))
@@ -881,9 +881,8 @@ fn bow_of_border(place: &SidePlace) -> Option<f64> {
     // The bow each point off the ends says, the middle one of them taken.
     let mut bows: Vec<f64> = darkest
         .iter()
-        .map(|&(t, d)| (t, d / (std::f64::consts::PI * t).sin()))
-        .filter(|&(t, _)| (0.25..=0.75).contains(&t))
-        .map(|(_, b)| b)
+        .filter(|(t, _)| (0.25..=0.75).contains(t))
+        .map(|&(t, d)| d / bow_shape(t))
         .collect();
     if bows.is_empty() {
         return None;
@@ -892,9 +891,15 @@ fn bow_of_border(place: &SidePlace) -> Option<f64> {
     let bow = *bows.select_nth_unstable_by(middle, f64::total_cmp).1;
     let along = darkest
         .iter()
-        .filter(|&&(t, d)| (d - bow * (std::f64::consts::PI * t).sin()).abs() <= BORDER_NEAR)
+        .filter(|&&(t, d)| (d - bow * bow_shape(t)).abs() <= BORDER_NEAR)
         .count();
     (along as f64 >= BORDER_SHOWN * BORDER_SAMPLES as f64 && bow.abs() > BORDER_NEAR).then_some(bow)
+}
+
+/// How far a border bowed by 1 lies off its side `t` of the way along it: paper bowed between
+/// corners that stay put.
+fn bow_shape(t: f64) -> f64 {
+    (std::f64::consts::PI * t).sin()
 }
 
 /// Whether every corner of `quad` lies at least `margin` pixels inside the frame.
