@@ -331,7 +331,8 @@ impl Strips {
 
     /// Border `k` followed along the bow it shows most as a single line ([`clearest_bow`]), when
     /// the plain reading (`straight`) reached the edge of its reach somewhere, and the bowed one
-    /// stays on that bow ([`BOW_FIT`]) and shows more along its length. Why: paper bent near one
+    /// stays on that bow ([`BOW_FIT`]), lies beyond that reach somewhere and shows more along
+    /// its length. Why: paper bent near one
     /// edge bows that border alone (half a cell between corners that stay put) while the lines
     /// further in bow less, which is no bow of all the lines together ([`along_bow`]); followed
     /// within reach of its place, a border bowed so ran along the reach's edge and, in the
@@ -362,8 +363,11 @@ impl Strips {
             shaped: true,
         };
         let bowed = self.box_line(k, &guess, Sides::Both)?;
-        // On the bow, not led off it by digits or a thumb within the path's reach of it.
-        if (0..9).any(|j| (bowed[j] - guess.offsets[j]).abs() > BOW_FIT * cell) {
+        // On the bow, not led off it by digits or a thumb within the path's reach of it; and
+        // beyond the plain reading's reach somewhere, where that could not follow it.
+        if (0..9).any(|j| (bowed[j] - guess.offsets[j]).abs() > BOW_FIT * cell)
+            || bowed.iter().all(|o| o.abs() <= reach)
+        {
             return None;
         }
         let along = |path: &Path| {
