@@ -176,15 +176,6 @@ fn follow_lines(
     {
         [found[0], found[3], found[6], found[9]] = bowed.lines;
         table_side = bowed.table_side;
-    } else {
-        // Not all bowed alike: a border may still be, alone. Where they are, the bow they
-        // share places the borders better than each one's own (taken there too, Kubiesa pages
-        // bowed 0.6 of a cell across were drawn on 4802 frames, not 4895).
-        for &k in borders {
-            if let Some(bowed) = strips.bowed_border(k, found[k]) {
-                found[k] = Some(bowed);
-            }
-        }
     }
     ordered(&mut found, cell);
     if [0, 3, 6, 9].iter().filter(|&&k| found[k].is_some()).count() < 3 {
@@ -333,57 +324,6 @@ impl Strips {
         self.box_line(k, &Guess::off_by(offset), sides)
     }
 
-    /// Border `k` followed along the bow it shows most as a single line ([`clearest_bow`]), when
-    /// the plain reading (`straight`) reached the edge of its reach somewhere, and the bowed one
-    /// stays on that bow ([`BOW_FIT`]), lies beyond that reach somewhere and shows more along
-    /// its length. Why: paper bent near one
-    /// edge bows that border alone (half a cell between corners that stay put) while the lines
-    /// further in bow less, which is no bow of all the lines together ([`along_bow`]); followed
-    /// within reach of its place, a border bowed so ran along the reach's edge and, in the
-    /// corner cell, onto the top bar of a handwritten 5 a quarter of a cell inside, and the
-    /// corner carried on from there was drawn 0.35 of a cell low (`oblique.py
-    /// 01_04_iphone_14_1 --bend 0.034`, 60 frames).
-    fn bowed_border(&self, k: usize, straight: Option<Path>) -> Option<Path> {
-        let reach = self.box_reach() as f64;
-        if straight.is_none_or(|path| path.iter().all(|o| o.abs() < reach - 1.0)) {
-            return None;
-        }
-        let expected = self.layout.expected(k) as i64;
-        let shown = |j: usize, by: i64| {
-            let p = &self.profiles[j];
-            usize::try_from(expected + by)
-                .ok()
-                .filter(|&t| t >= self.half && t + self.half < p.len())
-                .map_or(0.0, |t| Sides::Both.response(p, t, self.half).max(0.0))
-        };
-        let cell = self.cell();
-        let bow = clearest_bow(
-            shown,
-            (BOW_REACH * cell).round() as i64,
-            (BOW_SLACK * cell).round() as i64,
-        );
-        let guess = Guess {
-            offsets: bow.map(|by| by as f64),
-            shaped: true,
-        };
-        let bowed = self.box_line(k, &guess, Sides::Both)?;
-        // On the bow, not led off it by digits or a thumb within the path's reach of it; and
-        // beyond the plain reading's reach somewhere, where that could not follow it.
-        if (0..9).any(|j| (bowed[j] - guess.offsets[j]).abs() > BOW_FIT * cell)
-            || bowed.iter().all(|o| o.abs() <= reach)
-        {
-            return None;
-        }
-        let along = |path: &Path| {
-            (0..9)
-                .map(|j| shown(j, path[j].round() as i64))
-                .sum::<f64>()
-        };
-        straight
-            .is_none_or(|straight| along(&bowed) > along(&straight))
-            .then_some(bowed)
-    }
-
     /// Follows the thin cell lines among `lines` near where the box lines (`boxes`) around them
     /// put them, into `found`.
     fn cell_lines(
@@ -499,9 +439,6 @@ const BOW_REACH: f64 = 0.6;
 const BOW_GUESS_FROM: f64 = 0.3;
 /// How far (share of a cell) the bow may lie off the corners there (see [`clearest_bow`]).
 const BOW_SLACK: f64 = 0.2;
-/// How near (share of a cell) a border followed along its own bow must stay to that bow in
-/// every strip ([`Strips::bowed_border`]).
-const BOW_FIT: f64 = 0.1;
 
 /// The offsets (pixels, per strip) by which all ten lines together ("a comb" of ten lines a cell
 /// apart, moved as one) lie off their places along the bow that shows them most
@@ -1220,63 +1157,6 @@ mod tests {
     /// How far down the grid (0 at its top border, 1 at its bottom) `y` lies in `LAYOUT`.
     fn down_the_grid(y: f64) -> f64 {
         ((y - LAYOUT.margin as f64) / (9.0 * LAYOUT.cell as f64)).clamp(0.0, 1.0)
-    }
-
-    #[test]
-    fn a_border_bowed_half_a_cell_alone_is_followed_along_its_bow_to_its_corners() {
-        // Paper bent near its top edge: the top border bows down 16 px (half a cell) between
-        // corners that stay put, the row lines below it less and less (row 3 by 7 px, the
-        // bottom border not at all): no bow all the lines share. In the top-right cell, the
-        // top bar of a handwritten 5 lies 9 px below the border's end.
-        let side = LAYOUT.side() as i32;
-        let bow = |k: usize| 16.0 * (1.0 - k as f64 / 9.0).powi(2);
-        let row = |k: usize, x: f64| {
-            let u = ((x - place(0.0)) / (place(9.0) - place(0.0))).clamp(0.0, 1.0);
-            place(k as f64) + bow(k) * (std::f64::consts::PI * u).sin()
-        };
-        let mut image =
-            Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(220.0)).unwrap();
-        let ink = Scalar::all(30.0);
-        let (first, last) = (place(0.0) as i32, place(9.0) as i32);
-        for k in 0..10 {
-            let thickness = if k % 3 == 0 { 3 } else { 1 };
-            let mut line = |a: CvPoint, b: CvPoint| {
-                imgproc::line(&mut image, a, b, ink, thickness, imgproc::LINE_AA, 0).unwrap()
-            };
-            let x = place(k as f64) as i32;
-            line(
-                CvPoint::new(x, row(0, x as f64).round() as i32),
-                CvPoint::new(x, last),
-            );
-            for x in first..last {
-                let at = |x: i32| CvPoint::new(x, row(k, x as f64).round() as i32);
-                line(at(x), at(x + 1));
-            }
-        }
-        let bar_y = place(0.0) as i32 + 9;
-        let (bar_from, bar_to) = (place(8.0) as i32 + 7, place(9.0) as i32 - 7);
-        imgproc::line(
-            &mut image,
-            CvPoint::new(bar_from, bar_y),
-            CvPoint::new(bar_to, bar_y),
-            ink,
-            3,
-            imgproc::LINE_AA,
-            0,
-        )
-        .unwrap();
-        let found = find_crossings(&image, LAYOUT, Edge::Line)
-            .unwrap()
-            .expect("lines");
-        assert!(found.border_seen[0], "top border not seen");
-        for k in [0, 3, 5, 9] {
-            let [x, y] = found.at[0][k];
-            let expected = row(0, x);
-            assert!(
-                (y - expected).abs() < 2.0,
-                "top border at column line {k}: {y:.1}, printed at {expected:.1}"
-            );
-        }
     }
 
     #[test]
