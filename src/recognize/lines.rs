@@ -815,14 +815,15 @@ fn in_step_better(found: &[Option<Path>; 10], outer: usize, other: Path, cell: f
 }
 
 /// Whether the border line `outer` is where the lines inside it place it, to within
-/// [`BORDER_STEP`] of a cell all along it (unknown: yes): carried on from the two nearest lines
-/// inside it that were followed (a cell from the line inside as that one lies from the next), or
-/// from the two box lines inside (as far out again from the box line three in as that one is from
-/// the next). Cells are evenly spaced also on tilted and mildly curved
-/// paper; a border "followed" where neither places it is something else (a row of digits, when
-/// the printed border is beyond reach at the paper's edge): it is dropped and placed from the
-/// lines inside. Either alone is not enough: a thin inner line drawn onto handwriting breaks the
-/// first, a strongly curved page the second.
+/// [`BORDER_STEP`] of a cell in every strip (unknown: yes), as one of two witnesses places it
+/// there: carried on from the two nearest lines inside it that were followed (a cell from the
+/// line inside as that one lies from the next), or from the two box lines inside (as far out
+/// again from the box line three in as that one is from the next). Cells are evenly spaced also
+/// on tilted and mildly curved paper; a border "followed" where neither places it is something
+/// else (a row of digits, when the printed border is beyond reach at the paper's edge): it is
+/// dropped and placed from the lines inside. Either witness alone is not enough: a thin inner
+/// line drawn onto handwriting breaks the first, a strongly curved page the second; and each
+/// can break in a strip of its own.
 fn border_in_step(found: &[Option<Path>; 10], outer: usize, cell: f64) -> bool {
     let (inside, box_in, box_next) = if outer == 0 {
         ([1, 2, 3], 3, 6)
