@@ -862,17 +862,14 @@ fn border_in_step(
     };
     // The two nearest lines inside that were followed (a missing one was dropped or is faint).
     let mut near = inside.into_iter().filter(|&k| found[k].is_some());
-    let by_step = match (near.next(), near.next()) {
-        (Some(a), Some(b)) => worst(&|j| extended(a, b, j)),
-        _ => None,
-    };
+    let pair = near.next().zip(near.next());
+    let by_step = pair.and_then(|(a, b)| worst(&|j| extended(a, b, j)));
     let by_boxes = worst(&|j| extended(box_in, box_next, j));
     let (Some(by_step), Some(by_boxes)) = (by_step, by_boxes) else {
         return true;
     };
     let each_strip = || {
-        let mut near = inside.into_iter().filter(|&k| found[k].is_some());
-        let (Some(a), Some(b)) = (near.next(), near.next()) else {
+        let Some((a, b)) = pair else {
             return false;
         };
         (0..9).all(|j| {
