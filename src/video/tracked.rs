@@ -1415,9 +1415,9 @@ pub(super) mod tests {
     fn a_bend_is_taken_from_the_lines_away_from_handwriting_across_them_unless_a_finger_lies_there()
     {
         let (page, current, right, mut track) = track_on_drawn_grid(false);
-        // Paper bowed by 0.4 of a cell in its middle rows; a digit written across the line
-        // between two cells of the seventh and eighth rows hides it there, and the crossings
-        // around them were followed 20 px (over half a cell) off.
+        // Paper bowed by 0.4 of a cell in its middle rows; digits written across the lines
+        // between four cells of the seventh and eighth rows hide them there, and the nine
+        // crossings around them were followed 20 px (over half a cell) off.
         let mut lattice = crate::bend::Lattice::flat(&right).unwrap();
         for (r, row) in lattice.0.iter_mut().enumerate() {
             let v = r as f64 / 9.0;
@@ -1425,11 +1425,13 @@ pub(super) mod tests {
                 p[0] += 4.0 * 0.4 * 36.0 * v * (1.0 - v);
             }
         }
-        for (r, c) in [(6, 3), (6, 4), (7, 3), (7, 4), (8, 3), (8, 4)] {
-            lattice.0[r][c][1] += 20.0;
+        for r in 6..=8 {
+            for c in 3..=5 {
+                lattice.0[r][c][1] += 20.0;
+            }
         }
         let mut reading = reading_of(&PUZZLE.parse().unwrap(), 0.9);
-        for cell in [57, 66] {
+        for cell in [57, 58, 66, 67] {
             reading.0[cell] = reading.0[cell].hidden(0.3);
         }
         let written_over = Recognition {
@@ -1473,7 +1475,7 @@ pub(super) mod tests {
         // Something broad over the paper (a finger) pulls the lines anywhere near it: no bend
         // is taken from around it.
         let (page, current, right, mut track) = track_on_drawn_grid(false);
-        for cell in [57, 66] {
+        for cell in [57, 58, 66, 67] {
             reading.0[cell].under = true;
         }
         let beside_a_finger = Recognition {
