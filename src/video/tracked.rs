@@ -1774,6 +1774,7 @@ pub(super) mod tests {
             ink: Ink::Dark,
             smeared,
             edge: Edge::Line,
+            cut: false,
         }
     }
 

@@ -195,9 +195,12 @@ impl<'a> FrameOutline<'a> {
         Ok(found)
     }
 
-    /// Whether a grid `found` is whole in view (see [`whole_in_view`]).
+    /// Whether a grid `found` is whole in view (see [`whole_in_view`]), its outline not cut
+    /// by the frame's edge (see [`detect::outline_cut_by_the_edge`]: its corner there was
+    /// refined onto the border that shows, half a cell from where it is printed, and the
+    /// border showed along most of that side).
     fn whole(&self, found: &Detection) -> bool {
-        whole_in_view(&found.quad, self.gray, found.ink)
+        !found.cut && whole_in_view(&found.quad, self.gray, found.ink)
     }
 }
 
@@ -1248,6 +1251,7 @@ mod tests {
             ink: Ink::Dark,
             smeared: false,
             edge: Edge::Line,
+            cut: false,
         };
         let track = Track::start(&current, &first).unwrap().unwrap();
         let again = |quad: Quad, score: f64| Detection {

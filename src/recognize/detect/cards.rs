@@ -54,6 +54,7 @@ fn detection(gray: &Mat, found: Option<(Quad, GridCheck, Ink)>) -> Result<Option
         ink,
         smeared: false,
         edge: Edge::Card,
+        cut: super::outline_cut_by_the_edge(&quad, gray),
     }))
 }
 

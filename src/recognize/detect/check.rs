@@ -31,6 +31,9 @@ pub(super) struct GridCheck {
     /// Whether it passed only for cell lines printed pale (see [`CELL_LINES_OVER_MIDDLES`]),
     /// as a 3x3 box of a grid can, its digits' strokes across its ninths.
     pub(super) pale: bool,
+    /// Whether the outline checked runs onto the picture's edge at a corner (see
+    /// [`super::outline_cut_by_the_edge`]); told by the search, which saw the outline.
+    pub(super) cut: bool,
 }
 
 impl GridCheck {
@@ -38,6 +41,7 @@ impl GridCheck {
         score: 0.0,
         smeared: false,
         pale: false,
+        cut: false,
     };
 }
 
@@ -472,6 +476,7 @@ impl Masks {
             score: mean(&lines) - mean(&middles),
             smeared: sharpness.smeared(),
             pale,
+            cut: false,
         }
     }
 

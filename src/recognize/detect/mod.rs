@@ -106,6 +106,10 @@ pub struct Detection {
     pub smeared: bool,
     /// What the outline is.
     pub edge: Edge,
+    /// Whether the outline runs onto the picture's edge at a corner: the grid goes on beyond
+    /// it, and that corner was put where the edge cuts it, not where it is printed (see
+    /// [`outline_cut_by_the_edge`]).
+    pub cut: bool,
 }
 
 /// What a grid's outline is.
@@ -268,8 +272,26 @@ fn find_dark_grid(gray: &Mat, look: Look, search: Scale) -> Result<Option<Detect
         ink: Ink::Dark,
         smeared: check.smeared,
         edge: Edge::Line,
+        cut: check.cut,
     }))
 }
+
+/// Whether a corner of `outline` (pixels of `picture`) lies on the picture's edge, within
+/// [`ON_THE_EDGE`]: the ink's outline of a grid going on beyond the picture runs along the
+/// edge, and its corner there is where the edge cuts the grid. Refined onto the border that
+/// shows, such a corner moved further in: a bowed page held with its top-left corner 10-60 px
+/// above a video's frame was outlined with that corner at `(232, 0)`, refined to `(245, 13)`,
+/// half a cell below where it is printed, and drawn so for 200 frames (`oblique.py
+/// 01_13_honor_view_10_1.jpg --bend 0.044 --distance 0.76`).
+pub fn outline_cut_by_the_edge(outline: &Quad, picture: &Mat) -> bool {
+    let (w, h) = (picture.cols() as f64, picture.rows() as f64);
+    outline.0.iter().any(|&[x, y]| {
+        x < ON_THE_EDGE || y < ON_THE_EDGE || x > w - 1.0 - ON_THE_EDGE || y > h - 1.0 - ON_THE_EDGE
+    })
+}
+
+/// See [`outline_cut_by_the_edge`] (pixels of the picture searched).
+const ON_THE_EDGE: f64 = 1.5;
 
 /// By how much a picture whose longest side is `longest` pixels is shrunk to be searched at
 /// `side`: by a whole factor when that leaves it at least [`WHOLE_SHRINK_LEAST`] of `side` (a
@@ -314,13 +336,14 @@ fn first_grid(
         for outline in rivals {
             // Outlined with the bars, a shape is only what lies inside it once a bar is left
             // out: anything else framing a grid was outlined before.
-            let (quad, check) = match pass {
+            let (quad, mut check) = match pass {
                 Pass::WithBars => match trimmed(work, &outline.quad, look)? {
                     Some(inside) => inside,
                     None => continue,
                 },
                 _ => checked(work, &work_view, &outline.quad, look)?,
             };
+            check.cut = outline_cut_by_the_edge(&outline.quad, work);
             tracing::trace!(?quad, score = check.score, ?pass, "grid candidate");
             if check.score >= outline.least_score()
                 && best.as_ref().is_none_or(|(_, b)| check.score > b.score)
@@ -761,6 +784,19 @@ pub(crate) mod tests {
         assert_eq!(shrink_factor(1600.0, WORK_SIDE), 1.5625);
         // Small pictures are searched as they are.
         assert_eq!(shrink_factor(640.0, WORK_SIDE), 1.0);
+    }
+
+    #[test]
+    fn a_grid_going_on_beyond_the_picture_s_edge_is_found_cut() {
+        let whole = find_grid(&drawn_grid(640, 480, 60, 40, 360), Look::OneOfMany)
+            .unwrap()
+            .expect("a grid whole in view");
+        assert!(!whole.cut);
+        // Its top border 8 px above the picture: outlined along the edge.
+        let beyond = find_grid(&drawn_grid(640, 480, 60, -8, 360), Look::OneOfMany)
+            .unwrap()
+            .expect("a grid cut by the edge");
+        assert!(beyond.cut, "{:?}", beyond.quad);
     }
 
     #[test]
