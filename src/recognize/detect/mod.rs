@@ -276,8 +276,8 @@ fn find_dark_grid(gray: &Mat, look: Look, search: Scale) -> Result<Option<Detect
     }))
 }
 
-/// Whether a corner of `outline` (pixels of `picture`) lies on the picture's edge, within
-/// [`ON_THE_EDGE`]: the ink's outline of a grid going on beyond the picture runs along the
+/// Whether a corner of `outline` (pixels of `picture`) lies on the picture's edge, within 1.5
+/// pixels: the ink's outline of a grid going on beyond the picture runs along the
 /// edge, and its corner there is where the edge cuts the grid. Refined onto the border that
 /// shows, such a corner moved further in: a bowed page held with its top-left corner 10-60 px
 /// above a video's frame was outlined with that corner at `(232, 0)`, refined to `(245, 13)`,
