@@ -275,7 +275,7 @@ impl Bend {
             }
         }
         // The corners place the grid; a bend needs crossings enough across it to be fitted.
-        if kept.iter().flatten().filter(|k| **k).count() < KEPT_AT_LEAST {
+        if kept_count(&kept) < KEPT_AT_LEAST {
             return None;
         }
         let (mut bend, mut astray) = Bend::fit_smoothly(lattice, quad, &kept)?;
@@ -286,12 +286,7 @@ impl Bend {
             // of a bend all the others show.
             (bend, astray) = Bend::fit_smoothly(lattice, quad, &trimmed)?;
             tracing::trace!(
-                strays = kept
-                    .iter()
-                    .flatten()
-                    .zip(trimmed.iter().flatten())
-                    .filter(|(k, t)| **k && !**t)
-                    .count(),
+                strays = kept_count(&kept) - kept_count(&trimmed),
                 "bend fitted again without the crossings followed astray"
             );
         }
@@ -378,8 +373,13 @@ fn without_strays(
             }
         }
     }
-    let left = trimmed.iter().flatten().filter(|k| **k).count();
-    (strays > 0 && strays <= STRAYS_AT_MOST && left >= KEPT_AT_LEAST).then_some(trimmed)
+    (strays > 0 && strays <= STRAYS_AT_MOST && kept_count(&trimmed) >= KEPT_AT_LEAST)
+        .then_some(trimmed)
+}
+
+/// How many crossings `kept` keeps.
+fn kept_count(kept: &[[bool; 10]; 10]) -> usize {
+    kept.iter().flatten().filter(|k| **k).count()
 }
 
 /// A smooth offset (a cubic surface each way) over grid coordinates: how the paper's curve moves

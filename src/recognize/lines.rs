@@ -862,16 +862,15 @@ fn border_in_step(
     };
     // The two nearest lines inside that were followed (a missing one was dropped or is faint).
     let mut near = inside.into_iter().filter(|&k| found[k].is_some());
-    let pair = near.next().zip(near.next());
-    let by_step = pair.and_then(|(a, b)| worst(&|j| extended(a, b, j)));
+    let Some((a, b)) = near.next().zip(near.next()) else {
+        return true;
+    };
+    let by_step = worst(&|j| extended(a, b, j));
     let by_boxes = worst(&|j| extended(box_in, box_next, j));
     let (Some(by_step), Some(by_boxes)) = (by_step, by_boxes) else {
         return true;
     };
     let each_strip = || {
-        let Some((a, b)) = pair else {
-            return false;
-        };
         (0..9).all(|j| {
             [extended(a, b, j), extended(box_in, box_next, j)]
                 .into_iter()
