@@ -14,7 +14,7 @@ use opencv::core::Mat;
 use crate::error::Result;
 use crate::geometry::Quad;
 use crate::raster::gray_of;
-use crate::recognize::detect;
+use crate::recognize::detect::{self, Ink};
 use crate::recognize::read::DigitReader;
 use crate::video::vision::{FrameView, Vision};
 
@@ -101,7 +101,13 @@ impl Visions {
             self.since_look = 0;
             self.keep_one_looking();
         }
-        self.follow_others(&gray, &mut followed, &mut view, look)?;
+        let ink = self.first.ink();
+        self.follow_others(
+            &gray,
+            &mut followed,
+            &mut view,
+            look.then_some(ink).flatten(),
+        )?;
         self.followed_by_others = followed.split_off(by_first);
         view.times.total = start.elapsed();
         Ok(view)
@@ -128,25 +134,25 @@ impl Visions {
         }
     }
 
-    /// Runs the other stages following a grid on `gray`, and one with none when `look`, each
-    /// with the grids `followed` so far covered and adding its own; the solved ones' views go
-    /// to `view`.
+    /// Runs the other stages following a grid on `gray`, and one with none when `look` gives
+    /// the ink of the first puzzle (the one it looks for), each with the grids `followed` so
+    /// far covered and adding its own; the solved ones' views go to `view`.
     fn follow_others(
         &mut self,
         gray: &Mat,
         followed: &mut Vec<Quad>,
         view: &mut FrameView,
-        mut look: bool,
+        mut look: Option<Ink>,
     ) -> Result<()> {
         // `gray` with the grids followed so far covered, made on the first stage that runs.
         let mut rest: Option<(Mat, usize)> = None;
         for other in &mut self.others {
             // A stage with no grid needs no frames in between.
             if !other.is_following() {
-                if !look {
+                let Some(ink) = look.take() else {
                     continue;
-                }
-                look = false;
+                };
+                other.looking_beside(ink);
             }
             let (covered, up_to) = match &mut rest {
                 Some(rest) => rest,

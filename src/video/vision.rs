@@ -21,7 +21,7 @@ use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance};
 use crate::grid::Grid;
 use crate::raster::{gray_of, too_dark_to_read};
-use crate::recognize::detect::{self, Detection, Look};
+use crate::recognize::detect::{self, Detection, Ink, Look};
 use crate::recognize::read::{DigitReader, GridReading};
 use crate::recognize::verdict::{
     Evidence, MAX_READING_FRAMES, Status, agreed_digits, judge_frames,
@@ -175,12 +175,23 @@ fn outline_near(found: Option<Detection>, quad: &Quad, cells: f64) -> Option<Qua
 /// reading from a steadier frame's outline can all want it on the same frame.
 struct FrameOutline<'a> {
     gray: &'a Mat,
+    /// The one ink looked for, if not both (see [`Vision::looking_beside`]).
+    ink: Option<Ink>,
     found: Option<Option<Detection>>,
 }
 
 impl<'a> FrameOutline<'a> {
     fn new(gray: &'a Mat) -> FrameOutline<'a> {
-        FrameOutline { gray, found: None }
+        FrameOutline {
+            gray,
+            ink: None,
+            found: None,
+        }
+    }
+
+    /// The same, looking only for a grid printed in `ink` when given.
+    fn in_ink(self, ink: Option<Ink>) -> FrameOutline<'a> {
+        FrameOutline { ink, ..self }
     }
 
     /// The grid the search finds on the frame, searched on the first asking.
@@ -189,7 +200,10 @@ impl<'a> FrameOutline<'a> {
             return Ok(found);
         }
         let start = Instant::now();
-        let found = detect::find_grid(self.gray, Look::OneOfMany)?;
+        let found = match self.ink {
+            None => detect::find_grid(self.gray, Look::OneOfMany)?,
+            Some(ink) => detect::find_large_grid(self.gray, ink, Look::OneOfMany)?,
+        };
         times.add_detect(start.elapsed());
         self.found = Some(found);
         Ok(found)
@@ -232,6 +246,9 @@ pub struct Vision {
     searches_finely: bool,
     /// The least score ([`detect::grid_score`]) of a grid found to be followed.
     least_score: f64,
+    /// The one ink searched for, set on a stage looking beside a puzzle followed (see
+    /// [`Vision::looking_beside`]); None: both.
+    ink: Option<Ink>,
     /// Grids other stages follow (see [`Vision::leave_alone`]).
     left_alone: Vec<Quad>,
     /// Where the track last was, and how its paper bent, when the anchor said it slipped off
@@ -252,6 +269,7 @@ impl Vision {
             searched_in_vain: 0,
             searches_finely: true,
             least_score: detect::MIN_GRID_SCORE,
+            ink: None,
             left_alone: Vec::new(),
             slipped: None,
             frames: 0,
@@ -275,6 +293,19 @@ impl Vision {
             least_score: BESIDE_LEAST_SCORE,
             ..self
         }
+    }
+
+    /// Makes a stage looking for another puzzle (see [`Vision::beside_another`]) search only
+    /// for a grid printed in `ink`, as the puzzle followed beside it is: a second puzzle on a
+    /// page is printed as the first, and a search in one ink costs half (the other-puzzle
+    /// search was a tenth of a 1080p replay's time).
+    pub fn looking_beside(&mut self, ink: Ink) {
+        self.ink = Some(ink);
+    }
+
+    /// The ink the grid followed is printed in; None when none is followed.
+    pub fn ink(&self) -> Option<Ink> {
+        self.track.as_ref().map(|t| t.ink)
     }
 
     /// The same, numbering the puzzles it reads from `first_id` on: puzzles read by different
@@ -339,7 +370,7 @@ impl Vision {
         self.frames += 1;
         let mut times = VisionTimes::default();
         let current = TrackFrame::new(gray)?;
-        let mut outline = FrameOutline::new(gray);
+        let mut outline = FrameOutline::new(gray).in_ink(self.ink);
         self.follow(&current, &mut outline, &mut times)?;
         match self.track.as_ref().map(|t| &t.identity) {
             None => self.search(&current, &mut outline, &mut times)?,

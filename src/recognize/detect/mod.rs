@@ -145,11 +145,10 @@ pub fn find_grid(gray: &Mat, look: Look) -> Result<Option<Detection>> {
 }
 
 /// [`find_grid`]'s first search alone, at [`WORK_SIDE`] (where a grid a tenth of the picture
-/// across or larger shows its cell lines), for a grid printed in `ink`.
+/// across or larger shows its cell lines), for a grid printed in `ink`: another puzzle
+/// beside one found is printed as it is, and looking in one ink halves the search.
 pub fn find_large_grid(gray: &Mat, ink: Ink, look: Look) -> Result<Option<Detection>> {
-    let mut negative = Mat::default();
-    let found = find_dark_grid(ink.as_dark(gray, &mut negative)?, look, Scale::COARSE)?;
-    Ok(found.map(|d| Detection { ink, ..d }))
+    find_in_ink(gray, ink, look, Scale::COARSE)
 }
 
 /// [`find_grid`]'s second, finer search, at up to [`FINE_WORK_SIDE`], where the cell lines of
@@ -200,15 +199,24 @@ impl Scale {
 
 /// Finds the largest grid, dark on light or else light on dark, in `gray` searched at `scale`.
 fn find_grid_at(gray: &Mat, look: Look, scale: Scale) -> Result<Option<Detection>> {
-    if let Some(found) = find_dark_grid(gray, look, scale)? {
-        return Ok(Some(found));
+    match find_in_ink(gray, Ink::Dark, look, scale)? {
+        None => find_in_ink(gray, Ink::Light, look, scale),
+        found => Ok(found),
     }
+}
+
+/// Finds the largest grid printed in `ink` in `gray` searched at `scale`. A light one is a
+/// screen's in dark mode, its border drawn as a screen draws it ([`Edge::ScreenLine`]).
+fn find_in_ink(gray: &Mat, ink: Ink, look: Look, scale: Scale) -> Result<Option<Detection>> {
     let mut negative = Mat::default();
-    let found = find_dark_grid(Ink::Light.as_dark(gray, &mut negative)?, look, scale)?;
-    Ok(found.map(|d| Detection {
-        ink: Ink::Light,
-        edge: Edge::ScreenLine,
-        ..d
+    let found = find_dark_grid(ink.as_dark(gray, &mut negative)?, look, scale)?;
+    Ok(found.map(|d| match ink {
+        Ink::Dark => d,
+        Ink::Light => Detection {
+            ink,
+            edge: Edge::ScreenLine,
+            ..d
+        },
     }))
 }
 
@@ -860,6 +868,25 @@ pub(crate) mod tests {
             find_grid(&page, Look::Only).unwrap().expect("grid").ink,
             Ink::Dark
         );
+    }
+
+    #[test]
+    fn a_search_in_one_ink_finds_a_grid_printed_so_as_the_search_in_both_does() {
+        let page = drawn_grid(640, 480, 120, 50, 378);
+        let mut negative = Mat::default();
+        opencv::core::bitwise_not(&page, &mut negative, &opencv::core::no_array()).unwrap();
+        for (picture, ink, other) in [
+            (&page, Ink::Dark, Ink::Light),
+            (&negative, Ink::Light, Ink::Dark),
+        ] {
+            let both = find_grid(picture, Look::OneOfMany).unwrap().expect("grid");
+            let one = find_large_grid(picture, ink, Look::OneOfMany).unwrap();
+            // The same grid, said to be printed the same way (a dark-mode screen's border
+            // is placed as a screen draws it: `Edge::ScreenLine`).
+            assert_eq!(one, Some(both), "{ink:?}");
+            let in_other = find_large_grid(picture, other, Look::OneOfMany).unwrap();
+            assert!(in_other.is_none(), "{ink:?} found as {in_other:?}");
+        }
     }
 
     #[test]
