@@ -89,6 +89,9 @@ def main():
     ap.add_argument('--noise', type=float, default=4)
     ap.add_argument('--defocus', type=float, default=0, help='focus hunting, disk radius px')
     ap.add_argument('--frames', type=int, default=270)
+    ap.add_argument('--speed', type=float, default=1,
+                    help='how much faster the camera moves (its blur longer alike); '
+                         'the same path in 270/SPEED frames')
     ap.add_argument('--rolling', type=float, default=0,
                     help='rolling shutter: top-to-bottom readout time, in frames')
     ap.add_argument('--bend', type=float, default=0,
@@ -149,18 +152,20 @@ def main():
     out = cv2.VideoWriter(a.out, cv2.VideoWriter_fourcc(*'mp4v'), 30, (W, H))
     rng = np.random.default_rng(5)
     truth = []
+    # One frame's time along the camera's path (the video still plays at 30 fps).
+    step = a.speed / 30
     for i in range(a.frames):
-        t = i / 30
+        t = i * step
         # Half a frame's exposure, as 8 sub-frames: motion blur along the real motion. A rolling
         # shutter reads the rows out one after another: 8 bands, each exposed later.
         def exposed(t):
-            return np.mean([render(t + (k / 7 - 0.5) * 0.5 / 30).astype(np.float32)
+            return np.mean([render(t + (k / 7 - 0.5) * 0.5 * step).astype(np.float32)
                             for k in range(8)], 0)
         if a.rolling > 0:
             fr = np.empty((H, W, 3), np.float32)
             for band in range(8):
                 rows = slice(band * H // 8, (band + 1) * H // 8)
-                fr[rows] = exposed(t + a.rolling / 30 * (band + 0.5) / 8)[rows]
+                fr[rows] = exposed(t + a.rolling * step * (band + 0.5) / 8)[rows]
         else:
             fr = exposed(t)
         fr = cv2.remap(fr, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -177,7 +182,7 @@ def main():
         for _ in range(3):
             # Each corner where the rows it lies on were read out.
             pts = np.array([distort(cv2.perspectiveTransform(
-                UNIT[None, k:k + 1], frame_from_grid(t + a.rolling / 30 * min(max(y / H, 0), 1)))[0])[0]
+                UNIT[None, k:k + 1], frame_from_grid(t + a.rolling * step * min(max(y / H, 0), 1)))[0])[0]
                 for k, (_, y) in enumerate(pts)])
         whole = bool((pts >= 2).all() and (pts[:, 0] < W - 2).all() and (pts[:, 1] < H - 2).all())
         lattice = distort(cv2.perspectiveTransform(

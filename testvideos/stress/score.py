@@ -6,8 +6,11 @@ the drawn corners lie from that photo's true corners, as a share of the grid's s
 the truth has every line crossing (`lattice`, oblique.py) and the app says where it drew each
 cell (its `lattice`), how far the drawn cell middles lie from the true ones (worst cell per frame,
 same share): on curved paper the corners can be right and the middle cells off, or the reverse.
+The same worst cell is also given over the cells whose middle lies in the frame (`--size`): with a
+wide lens and the grid partly out of view, the corners and cells beyond the frame are drawn by a
+homography the lens bends away from, where nothing drawn can be seen.
 
-Usage: score.py TRUTH.json RESULT.jsonl [--data ../shared/data]
+Usage: score.py TRUTH.json RESULT.jsonl [--data ../shared/data] [--size 960x540]
 """
 import argparse
 import json
@@ -21,7 +24,9 @@ def main():
     ap.add_argument('truth')
     ap.add_argument('result')
     ap.add_argument('--data', default='../shared/data')
+    ap.add_argument('--size', default='960x540', help="the video's frame size")
     a = ap.parse_args()
+    size = tuple(map(int, a.size.split('x')))
     with open(a.truth) as f:
         truth = json.load(f)
     photos = [p['photo'] for p in truth[0]['puzzles']]
@@ -37,11 +42,11 @@ def main():
             r = json.loads(line)
             for p in [r.get('puzzle')] + r.get('others', []):
                 if p and p.get('solution'):
-                    score_drawn(r['frame'], p, photos, labels, truth, drawn, wrong)
+                    score_drawn(r['frame'], p, photos, labels, truth, drawn, wrong, size)
     report(photos, truth, drawn, wrong)
 
 
-def score_drawn(i, p, photos, labels, truth, drawn, wrong):
+def score_drawn(i, p, photos, labels, truth, drawn, wrong, size):
     """Adds a puzzle `p` drawn on frame `i` (the first or one of the `others`) to `drawn`, by
     the photo whose labels it agrees with, or to `wrong`."""
     sol = p['solution']
@@ -57,38 +62,46 @@ def score_drawn(i, p, photos, labels, truth, drawn, wrong):
     # Both name corners from the puzzle's top-left (every Kubiesa puzzle is upright in its
     # photo): a solution drawn turned a quarter is as wrong as one drawn a cell off.
     err = np.max(np.linalg.norm(s - t, axis=1)) / side * 100
-    cell = np.nan
+    cell = seen = np.nan
     q = next(q for q in truth[i]['puzzles'] if q['photo'] == which[0])
     if 'lattice' in q and p.get('lattice'):
-        cell = cell_error(np.array(q['lattice']).reshape(10, 10, 2),
-                          np.array(p['lattice'])) / side * 100
-    drawn[which[0]].append((i, err, cell))
+        cell, seen = cell_error(np.array(q['lattice']).reshape(10, 10, 2),
+                                np.array(p['lattice']), size) / side * 100
+    drawn[which[0]].append((i, err, cell, seen))
 
 
 def report(photos, truth, drawn, wrong):
     for name in photos:
         whole = next((t['frame'] for t in truth
                       if any(q['photo'] == name and q['whole'] for q in t['puzzles'])), None)
-        frames = [i for i, _, _ in drawn[name]]
-        errs = np.array([e for _, e, _ in drawn[name]] or [0.0])
-        off = [(i, round(e, 1)) for i, e, _ in drawn[name] if e > 2]
-        cells = np.array([c for _, _, c in drawn[name] if not np.isnan(c)] or [0.0])
+        frames = [d[0] for d in drawn[name]]
+        errs = np.array([d[1] for d in drawn[name]] or [0.0])
+        off = [(d[0], round(float(d[1]), 1)) for d in drawn[name] if d[1] > 2]
+        cells = np.array([d[2] for d in drawn[name] if not np.isnan(d[2])] or [0.0])
+        seen = np.array([d[3] for d in drawn[name] if not np.isnan(d[3])] or [0.0])
         print(f'{name}: whole in view from {whole}, first drawn {frames[0] if frames else None}, '
               f'{len(frames)} frames drawn, corner error p50 {np.percentile(errs, 50):.2f}% '
               f'p99 {np.percentile(errs, 99):.2f}% max {errs.max():.2f}%, >2%: {len(off)} '
-              f'{off[:10]}, >5%: {sum(1 for _, e, _ in drawn[name] if e > 5)}')
-        if any(not np.isnan(c) for _, _, c in drawn[name]):
+              f'{off[:10]}, >5%: {sum(1 for d in drawn[name] if d[1] > 5)}')
+        if any(not np.isnan(d[2]) for d in drawn[name]):
             print(f'  worst cell middle per frame: p50 {np.percentile(cells, 50):.2f}% '
                   f'p99 {np.percentile(cells, 99):.2f}% max {cells.max():.2f}%, '
                   f'>2%: {int((cells > 2).sum())}, >5%: {int((cells > 5).sum())}')
+            print(f'  the same over cells in view: p50 {np.percentile(seen, 50):.2f}% '
+                  f'p99 {np.percentile(seen, 99):.2f}% max {seen.max():.2f}%, '
+                  f'>2%: {int((seen > 2).sum())}, >5%: {int((seen > 5).sum())}')
     print(f'frames with a solution of no puzzle in view: {len(wrong)} {wrong[:10]}')
 
 
-def cell_error(truth, drawn):
+def cell_error(truth, drawn, size):
     """The largest distance (pixels) between a cell's true middle and its drawn one (both
-    lattices named from the puzzle's top-left)."""
+    lattices named from the puzzle's top-left): over all cells, and over those whose true middle
+    lies in a frame of `size` (0 when none does)."""
     middles = lambda l: (l[:-1, :-1] + l[1:, :-1] + l[:-1, 1:] + l[1:, 1:]) / 4
-    return np.max(np.linalg.norm(middles(drawn) - middles(truth), axis=2))
+    true = middles(truth)
+    off = np.linalg.norm(middles(drawn) - true, axis=2)
+    seen = ((true >= 0) & (true < size)).all(axis=2)
+    return np.array([off.max(), off[seen].max() if seen.any() else 0.0])
 
 
 if __name__ == '__main__':
