@@ -222,8 +222,19 @@ impl<'a> FrameOutline<'a> {
 /// for a puzzle held far from the camera.
 const FINE_SEARCH_EVERY: u32 = 4;
 /// Every how many frames searched in vain the search for a grid with no border line
-/// ([`detect::find_borderless_grid`]) looks (two frames after the finer search).
+/// ([`detect::find_borderless_grid_in_frame`]) looks, in each of its two looks.
 const BORDERLESS_SEARCH_EVERY: u32 = 16;
+
+/// Which look of the search for a grid with no border line runs after `searched_in_vain`
+/// frames searched in vain, if any: its first two frames after the finer search (see
+/// [`FINE_SEARCH_EVERY`]), its second half way round.
+fn borderless_look(searched_in_vain: u32) -> Option<usize> {
+    match searched_in_vain % BORDERLESS_SEARCH_EVERY {
+        2 => Some(0),
+        10 => Some(1),
+        _ => None,
+    }
+}
 
 /// A grid found again within this many cells of where the track slipped off it is where it
 /// was (a slip is a cell).
@@ -471,14 +482,15 @@ impl Vision {
             found = detect::find_small_grid(outline.gray, Look::OneOfMany)?;
             times.add_detect(start.elapsed());
         }
+        let borderless = borderless_look(self.searched_in_vain);
         if found.is_none()
             && self.searches_finely
-            && self.searched_in_vain % BORDERLESS_SEARCH_EVERY == 2
+            && let Some(look) = borderless
         {
             // An app's grid with no border line on a phone or a monitor filmed: its search
-            // costs several frames' detection, so it runs now and then.
+            // costs several frames' detection, so it runs now and then, a look at a time.
             let start = Instant::now();
-            found = detect::find_borderless_grid(outline.gray)?;
+            found = detect::find_borderless_grid_in_frame(outline.gray, look)?;
             times.add_detect(start.elapsed());
         }
         let found = found.filter(|d| outline.whole(d) && d.score >= self.least_score);

@@ -32,7 +32,28 @@ use crate::raster::{GrayView, morphed};
 /// grid at 0.69, and strips of text at 0.3-0.6). The corners are where lines fitted along the
 /// card's edge meet, at full resolution, each side then moved onto that lattice.
 pub fn find_borderless_grid(gray: &Mat) -> Result<Option<Detection>> {
-    detection(gray, search(gray, WORK_SIDE)?)
+    detection(gray, search(gray, WORK_SIDE, &PLAIN_OVER, Plain::Sharp)?)
+}
+
+/// [`find_borderless_grid`] on a video frame: one of its medians (`look` 0 the wider, 1 the
+/// narrower), the plain colour taken at half the working resolution. Searched as a photo is,
+/// both medians at the working resolution, it took 62 ms on a 1280x720 frame every 16th frame
+/// searched in vain: live, two frames' time, the picture shown stalling while the camera looks
+/// for a puzzle. A frame of the next look comes a few frames later.
+pub fn find_borderless_grid_in_frame(gray: &Mat, look: usize) -> Result<Option<Detection>> {
+    let median = &PLAIN_OVER[look.min(PLAIN_OVER.len() - 1)..][..1];
+    detection(gray, search(gray, WORK_SIDE, median, Plain::Coarse)?)
+}
+
+/// How finely the plain colour of the card and the page around it is taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Plain {
+    /// By a median over the shrunk picture.
+    Sharp,
+    /// By the same median over the picture shrunk by half again, enlarged back: a quarter of
+    /// the pixels (a median over tens of pixels was most of a search), its steps at the card's
+    /// edge a pixel softer (the corners are placed on the picture itself, see `edges_met`).
+    Coarse,
 }
 
 /// [`find_borderless_grid`] for a grid small in its picture (a screenshot laid small on a page,
@@ -60,7 +81,12 @@ fn detection(gray: &Mat, found: Option<(Quad, GridCheck, Ink)>) -> Result<Option
 
 /// The borderless grid in `gray` (see [`find_borderless_grid`]), its corners where its edges
 /// meet, before they are moved onto its lattice; searched shrunk to `work_side`.
-fn search(gray: &Mat, work_side: f64) -> Result<Option<(Quad, GridCheck, Ink)>> {
+fn search(
+    gray: &Mat,
+    work_side: f64,
+    medians: &[f64],
+    plain: Plain,
+) -> Result<Option<(Quad, GridCheck, Ink)>> {
     let (width, height) = (gray.cols(), gray.rows());
     let longest = width.max(height);
     let scale = shrink_factor(longest as f64, work_side);
@@ -72,8 +98,8 @@ fn search(gray: &Mat, work_side: f64) -> Result<Option<(Quad, GridCheck, Ink)>> 
     imgproc::resize(gray, &mut work, size, 0.0, 0.0, imgproc::INTER_AREA)?;
     let side = size.width.max(size.height) as f64;
     let mut best = None;
-    for plain_over in PLAIN_OVER {
-        best = outlined(&work, ((plain_over * side) as i32) | 1)?;
+    for plain_over in medians {
+        best = outlined(&work, ((plain_over * side) as i32) | 1, plain)?;
         if best.is_some() {
             break;
         }
@@ -105,7 +131,8 @@ fn search_windows(gray: &Mat) -> Result<Option<(Quad, GridCheck, Ink)>> {
             for x in starts(width, window) {
                 let rect = opencv::core::Rect::new(x, y, window.min(width), window.min(height));
                 let part = Mat::roi(gray, rect)?.try_clone()?;
-                let Some((quad, check, ink)) = search(&part, WINDOW_WORK_SIDE)? else {
+                let found = search(&part, WINDOW_WORK_SIDE, &PLAIN_OVER, Plain::Sharp)?;
+                let Some((quad, check, ink)) = found else {
                     continue;
                 };
                 // A corner within a few pixels of an edge the window shares with no picture edge.
@@ -143,12 +170,12 @@ fn starts(length: i32, window: i32) -> Vec<i32> {
 }
 
 /// The outline in the shrunk picture `work` that most clearly frames a borderless grid, with
-/// the picture's plain colours taken by a median over `window` pixels; and the grid's ink.
-fn outlined(work: &Mat, window: i32) -> Result<Option<(Quad, GridCheck, Ink)>> {
+/// the picture's plain colours taken by a median over `window` pixels (`how` finely); and the
+/// grid's ink.
+fn outlined(work: &Mat, window: i32, how: Plain) -> Result<Option<(Quad, GridCheck, Ink)>> {
     let size = work.size()?;
     let side = size.width.max(size.height) as f64;
-    let mut plain = Mat::default();
-    imgproc::median_blur(work, &mut plain, window)?;
+    let plain = plain_colour(work, window, how)?;
     // Lines and gaps as dark on light whichever way they differ from the plain colour: on a
     // dark mode's tiles the gaps are darker and the cell lines lighter than the tiles.
     let mut apart = Mat::default();
@@ -197,6 +224,32 @@ fn outlined(work: &Mat, window: i32) -> Result<Option<(Quad, GridCheck, Ink)>> {
         }
     }
     Ok(best)
+}
+
+/// `work` blurred by a median over `window` pixels until digits and lines are gone: the plain
+/// colours of a card or tiles and of the page around them.
+fn plain_colour(work: &Mat, window: i32, how: Plain) -> Result<Mat> {
+    let mut plain = Mat::default();
+    match how {
+        Plain::Sharp => imgproc::median_blur(work, &mut plain, window)?,
+        Plain::Coarse => {
+            let size = work.size()?;
+            let half = Size::new((size.width + 1) / 2, (size.height + 1) / 2);
+            let mut small = Mat::default();
+            imgproc::resize(work, &mut small, half, 0.0, 0.0, imgproc::INTER_AREA)?;
+            let mut small_plain = Mat::default();
+            imgproc::median_blur(&small, &mut small_plain, (window / 2) | 1)?;
+            imgproc::resize(
+                &small_plain,
+                &mut plain,
+                size,
+                0.0,
+                0.0,
+                imgproc::INTER_LINEAR,
+            )?;
+        }
+    }
+    Ok(plain)
 }
 
 /// Whether `quad`'s longest side is at most [`CARD_ASPECT`] times its shortest. A phone's
@@ -672,6 +725,26 @@ mod tests {
     }
 
     #[test]
+    fn a_video_frame_s_looks_find_a_card_or_tiles_where_a_photo_s_search_does() {
+        for tiles in [false, true] {
+            let page = app_page(tiles, true);
+            for look in [0, 1] {
+                let found = find_borderless_grid_in_frame(&page, look)
+                    .unwrap()
+                    .unwrap_or_else(|| panic!("tiles {tiles}, look {look}: not found"));
+                // The plain colour taken coarsely, the corners are still placed on the picture.
+                let off = found.quad.max_corner_distance(&TRUTH);
+                assert!(off < 1.0, "tiles {tiles}, look {look}: {off:.2} px off");
+            }
+            assert!(
+                find_borderless_grid_in_frame(&app_page(tiles, false), 0)
+                    .unwrap()
+                    .is_none()
+            );
+        }
+    }
+
+    #[test]
     fn a_blank_card_is_no_grid() {
         assert!(
             find_borderless_grid(&app_page(false, false))
@@ -691,6 +764,13 @@ mod tests {
         opencv::core::randn(&mut rng, &Scalar::all(128.0), &Scalar::all(12.0)).unwrap();
         rng.convert_to(&mut noise, CV_8UC1, 1.0, 0.0).unwrap();
         assert!(find_borderless_grid(&noise).unwrap().is_none());
+        for look in [0, 1] {
+            assert!(
+                find_borderless_grid_in_frame(&noise, look)
+                    .unwrap()
+                    .is_none()
+            );
+        }
         // A phone's whole screen, twice as tall as wide, is no card however it checks.
         let tall = Quad([[0.0, 0.0], [500.0, 0.0], [500.0, 1080.0], [0.0, 1080.0]]);
         assert!(!squarish(&tall));
