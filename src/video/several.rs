@@ -90,24 +90,19 @@ impl Visions {
         let mut followed: Vec<Quad> = view.puzzle.iter().map(|p| p.quad).collect();
         let by_first = followed.len();
         // With nothing followed, the first stage searches the whole frame alone; a search for
-        // another puzzle waits for a frame on which the first stage only followed its grid (a
-        // search and a reading on one 1080p frame took 32 ms).
+        // another puzzle, printed as the first one, waits for a frame on which the first stage
+        // only followed its grid (a search and a reading on one 1080p frame took 32 ms).
         self.since_look += 1;
-        let look = !followed.is_empty()
-            && self.since_look >= LOOK_EVERY
+        let look = (self.since_look >= LOOK_EVERY
             && view.times.detect.is_none()
-            && view.times.read.is_none();
-        if look {
+            && view.times.read.is_none())
+        .then(|| self.first.followed_ink())
+        .flatten();
+        if look.is_some() {
             self.since_look = 0;
             self.keep_one_looking();
         }
-        let ink = self.first.ink();
-        self.follow_others(
-            &gray,
-            &mut followed,
-            &mut view,
-            look.then_some(ink).flatten(),
-        )?;
+        self.follow_others(&gray, &mut followed, &mut view, look)?;
         self.followed_by_others = followed.split_off(by_first);
         view.times.total = start.elapsed();
         Ok(view)

@@ -259,7 +259,7 @@ pub struct Vision {
     least_score: f64,
     /// The one ink searched for, set on a stage looking beside a puzzle followed (see
     /// [`Vision::looking_beside`]); None: both.
-    ink: Option<Ink>,
+    searched_ink: Option<Ink>,
     /// Grids other stages follow (see [`Vision::leave_alone`]).
     left_alone: Vec<Quad>,
     /// Where the track last was, and how its paper bent, when the anchor said it slipped off
@@ -280,7 +280,7 @@ impl Vision {
             searched_in_vain: 0,
             searches_finely: true,
             least_score: detect::MIN_GRID_SCORE,
-            ink: None,
+            searched_ink: None,
             left_alone: Vec::new(),
             slipped: None,
             frames: 0,
@@ -311,11 +311,11 @@ impl Vision {
     /// page is printed as the first, and a search in one ink costs half (the other-puzzle
     /// search was a tenth of a 1080p replay's time).
     pub fn looking_beside(&mut self, ink: Ink) {
-        self.ink = Some(ink);
+        self.searched_ink = Some(ink);
     }
 
     /// The ink the grid followed is printed in; None when none is followed.
-    pub fn ink(&self) -> Option<Ink> {
+    pub fn followed_ink(&self) -> Option<Ink> {
         self.track.as_ref().map(|t| t.ink)
     }
 
@@ -381,7 +381,7 @@ impl Vision {
         self.frames += 1;
         let mut times = VisionTimes::default();
         let current = TrackFrame::new(gray)?;
-        let mut outline = FrameOutline::new(gray).in_ink(self.ink);
+        let mut outline = FrameOutline::new(gray).in_ink(self.searched_ink);
         self.follow(&current, &mut outline, &mut times)?;
         match self.track.as_ref().map(|t| &t.identity) {
             None => self.search(&current, &mut outline, &mut times)?,

@@ -41,8 +41,8 @@ pub fn find_borderless_grid(gray: &Mat) -> Result<Option<Detection>> {
 /// searched in vain: live, two frames' time, the picture shown stalling while the camera looks
 /// for a puzzle. A frame of the next look comes a few frames later.
 pub fn find_borderless_grid_in_frame(gray: &Mat, look: usize) -> Result<Option<Detection>> {
-    let median = &PLAIN_OVER[look.min(PLAIN_OVER.len() - 1)..][..1];
-    detection(gray, search(gray, WORK_SIDE, median, Plain::Coarse)?)
+    let median = [PLAIN_OVER[look.min(PLAIN_OVER.len() - 1)]];
+    detection(gray, search(gray, WORK_SIDE, &median, Plain::Coarse)?)
 }
 
 /// How finely the plain colour of the card and the page around it is taken.
