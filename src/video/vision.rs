@@ -482,10 +482,9 @@ impl Vision {
             found = detect::find_small_grid(outline.gray, Look::OneOfMany)?;
             times.add_detect(start.elapsed());
         }
-        let borderless = borderless_look(self.searched_in_vain);
         if found.is_none()
             && self.searches_finely
-            && let Some(look) = borderless
+            && let Some(look) = borderless_look(self.searched_in_vain)
         {
             // An app's grid with no border line on a phone or a monitor filmed: its search
             // costs several frames' detection, so it runs now and then, a look at a time.
