@@ -8,8 +8,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub enum Error {
     #[error("cannot read {}: {reason}", path.display())]
     Unreadable { path: PathBuf, reason: String },
-    #[error("{}: not an image (empty, truncated, or a format neither OpenCV nor the GIF decoder reads)", path.display())]
+    #[error("{}: not an image (empty, truncated, or a format not read here; JPEG, PNG, WebP, TIFF, BMP, GIF, HEIC and AVIF are)", path.display())]
     NotAnImage { path: PathBuf },
+    /// A HEIF or AVIF picture (a phone's photo) that libheif did not decode, or no libheif.
+    #[error("{}: a HEIF/AVIF picture that could not be decoded: {reason}", path.display())]
+    Heif { path: PathBuf, reason: String },
     #[error("{}: image is {width}x{height}, too small to hold a readable Sudoku (at least {min}x{min} needed)", path.display())]
     TooSmall {
         path: PathBuf,

@@ -8,6 +8,8 @@ use opencv::imgcodecs;
 use opencv::prelude::*;
 use serde::Serialize;
 
+mod heif;
+
 use crate::bend::{self, Bend, Lattice};
 use crate::error::{Error, Result, io_reason};
 use crate::geometry::Quad;
@@ -139,6 +141,14 @@ pub fn load_image(path: &Path) -> Result<Mat> {
     let decoded = imgcodecs::imdecode(&Vector::<u8>::from_slice(&bytes), imgcodecs::IMREAD_COLOR);
     let image = match decoded {
         Ok(image) if !image.empty() => image,
+        _ if heif::is_heif(&bytes) => {
+            let (width, height, rgba) =
+                heif::decode_rgba(&bytes).map_err(|reason| Error::Heif {
+                    path: path.into(),
+                    reason,
+                })?;
+            bgr_on_white(width, height, &rgba)?
+        }
         _ => gif_of(&bytes)?.ok_or_else(|| Error::NotAnImage { path: path.into() })?,
     };
     if image.cols() < MIN_SIDE || image.rows() < MIN_SIDE {
@@ -162,10 +172,15 @@ fn gif_of(bytes: &[u8]) -> Result<Option<Mat>> {
         return Ok(None);
     };
     let rgba = picture.to_rgba8();
-    let (width, height) = (rgba.width() as i32, rgba.height() as i32);
+    let (width, height) = (rgba.width() as usize, rgba.height() as usize);
+    bgr_on_white(width, height, rgba.as_raw()).map(Some)
+}
+
+/// A picture given as RGBA rows, as BGR on white where it is transparent.
+fn bgr_on_white(width: usize, height: usize, rgba: &[u8]) -> Result<Mat> {
     let mut bgr = Mat::new_rows_cols_with_default(
-        height,
-        width,
+        height as i32,
+        width as i32,
         opencv::core::CV_8UC3,
         opencv::core::Scalar::all(0.0),
     )?;
@@ -173,11 +188,15 @@ fn gif_of(bytes: &[u8]) -> Result<Option<Mat>> {
         let a = u32::from(alpha);
         ((u32::from(v) * a + 255 * (255 - a) + 127) / 255) as u8
     };
-    for (out, pixel) in bgr.data_bytes_mut()?.chunks_exact_mut(3).zip(rgba.pixels()) {
-        let [r, g, b, a] = pixel.0;
+    for (out, pixel) in bgr
+        .data_bytes_mut()?
+        .chunks_exact_mut(3)
+        .zip(rgba.chunks_exact(4))
+    {
+        let &[r, g, b, a] = pixel else { continue };
         out.copy_from_slice(&[on_white(b, a), on_white(g, a), on_white(r, a)]);
     }
-    Ok(Some(bgr))
+    Ok(bgr)
 }
 
 /// Finds, reads and solves puzzles in still pictures.

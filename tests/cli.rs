@@ -218,6 +218,54 @@ fn image_reads_a_gif_as_it_reads_the_same_page_as_jpeg() {
 }
 
 #[test]
+fn image_reads_a_phones_heic_and_avif_as_it_reads_the_same_page_as_jpeg() {
+    // iPhones save HEIC, and AVIF is common on the web; the Debian OpenCV reads neither. The
+    // bundled page is converted by ImageMagick (installed by .ci/setup), not by sudoku-ar.
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["page.heic", "page.avif"] {
+        let status = Command::new("convert")
+            .args([BUNDLED, "-quality", "90"])
+            .arg(dir.path().join(name))
+            .status()
+            .expect("run ImageMagick's convert");
+        assert!(status.success(), "convert {name}");
+    }
+    // Not a picture libheif can read, for all its HEIF header.
+    let mut broken = b"\0\0\0\x18ftypheic\0\0\0\0mif1heic".to_vec();
+    broken.extend_from_slice(&[0x5a; 300]);
+    std::fs::write(dir.path().join("broken.heic"), broken).unwrap();
+
+    let jpeg = sudoku_ar(&["image", "--json", BUNDLED], "");
+    let jpeg: serde_json::Value = serde_json::from_str(text(&jpeg.stdout).trim()).unwrap();
+    // The folder stands for the three, by name.
+    let out = sudoku_ar(&["image", "--json", dir.path().to_str().unwrap()], "");
+    let stdout = text(&out.stdout);
+    let rows: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 3, "{stdout}");
+    assert!(rows[0]["file"].as_str().unwrap().ends_with("broken.heic"));
+    let error = rows[0]["error"].as_str().unwrap();
+    assert!(
+        error.contains("broken.heic") && error.contains("HEIF") && !error.contains('\n'),
+        "{error}"
+    );
+    for row in &rows[1..] {
+        assert_eq!(row["puzzle"]["status"], "solved", "{row}");
+        assert_eq!(
+            row["puzzle"]["solution"], jpeg["puzzle"]["solution"],
+            "{row}"
+        );
+    }
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the broken file counts as failed"
+    );
+}
+
+#[test]
 fn image_writes_each_photo_drawn_in_under_its_own_name() {
     // Photos of the same name in two subfolders, or as JPEG and PNG, or one given twice: one
     // copy each, the folders' layout kept (before, each overwrote the one before).

@@ -264,11 +264,12 @@ fn told_apart(photos: &mut [Photo]) {
     }
 }
 
-/// Whether a file's name says it is a picture OpenCV (or, for GIF, `photo::load_image`) reads.
+/// Whether a file's name says it is a picture OpenCV (or, for GIF, HEIF and AVIF,
+/// `photo::load_image`) reads.
 fn is_image_name(path: &Path) -> bool {
-    const EXTENSIONS: [&str; 13] = [
+    const EXTENSIONS: [&str; 16] = [
         "jpg", "jpeg", "jpe", "png", "webp", "bmp", "tif", "tiff", "jp2", "pgm", "ppm", "pbm",
-        "gif",
+        "gif", "heic", "heif", "avif",
     ];
     path.extension()
         .and_then(|e| e.to_str())
