@@ -149,7 +149,7 @@ pub fn load_image(path: &Path) -> Result<Mat> {
                 })?;
             bgr_on_white(width, height, &rgba)?
         }
-        _ => gif_of(&bytes)?.ok_or_else(|| Error::NotAnImage { path: path.into() })?,
+        _ => first_frame_of(&bytes)?.ok_or_else(|| Error::NotAnImage { path: path.into() })?,
     };
     if image.cols() < MIN_SIDE || image.rows() < MIN_SIDE {
         return Err(Error::TooSmall {
@@ -162,13 +162,18 @@ pub fn load_image(path: &Path) -> Result<Mat> {
     Ok(image)
 }
 
-/// The first frame of a GIF picture as BGR, on white where it is transparent (a puzzle saved
-/// from a web page); None for bytes that are no GIF. The Debian OpenCV does not decode GIF.
-fn gif_of(bytes: &[u8]) -> Result<Option<Mat>> {
-    if !bytes.starts_with(b"GIF8") {
+/// The first frame of a GIF or animated WebP picture as BGR, on white where it is transparent
+/// (a puzzle saved from a web page or a chat); None for bytes that are neither. The Debian
+/// OpenCV decodes neither (a still WebP it does).
+fn first_frame_of(bytes: &[u8]) -> Result<Option<Mat>> {
+    let format = if bytes.starts_with(b"GIF8") {
+        image::ImageFormat::Gif
+    } else if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
+        image::ImageFormat::WebP
+    } else {
         return Ok(None);
-    }
-    let Ok(picture) = image::load_from_memory_with_format(bytes, image::ImageFormat::Gif) else {
+    };
+    let Ok(picture) = image::load_from_memory_with_format(bytes, format) else {
         return Ok(None);
     };
     let rgba = picture.to_rgba8();

@@ -218,18 +218,27 @@ fn image_reads_a_gif_as_it_reads_the_same_page_as_jpeg() {
 }
 
 #[test]
-fn image_reads_a_phones_heic_and_avif_as_it_reads_the_same_page_as_jpeg() {
-    // iPhones save HEIC, and AVIF is common on the web; the Debian OpenCV reads neither. The
-    // bundled page is converted by ImageMagick (installed by .ci/setup), not by sudoku-ar.
+fn image_reads_heic_avif_and_animated_webp_as_it_reads_the_same_page_as_jpeg() {
+    // iPhones save HEIC, AVIF is common on the web, a chat's picture may be an animated WebP
+    // (its first frame is read); the Debian OpenCV reads none of them. The bundled page is
+    // converted by ImageMagick (installed by .ci/setup), not by sudoku-ar.
     let dir = tempfile::tempdir().unwrap();
-    for name in ["page.heic", "page.avif"] {
+    let convert = |args: &[&str], out: &str| {
         let status = Command::new("convert")
-            .args([BUNDLED, "-quality", "90"])
-            .arg(dir.path().join(name))
+            .args(args)
+            .arg(dir.path().join(out))
             .status()
             .expect("run ImageMagick's convert");
-        assert!(status.success(), "convert {name}");
-    }
+        assert!(status.success(), "convert {out}");
+    };
+    convert(&[BUNDLED, "-quality", "90"], "page.heic");
+    convert(&[BUNDLED, "-quality", "90"], "page.avif");
+    convert(
+        &[
+            "-delay", "50", BUNDLED, "(", BUNDLED, "-rotate", "20", ")", "-loop", "0",
+        ],
+        "page-animated.webp",
+    );
     // Not a picture libheif can read, for all its HEIF header.
     let mut broken = b"\0\0\0\x18ftypheic\0\0\0\0mif1heic".to_vec();
     broken.extend_from_slice(&[0x5a; 300]);
@@ -237,14 +246,14 @@ fn image_reads_a_phones_heic_and_avif_as_it_reads_the_same_page_as_jpeg() {
 
     let jpeg = sudoku_ar(&["image", "--json", BUNDLED], "");
     let jpeg: serde_json::Value = serde_json::from_str(text(&jpeg.stdout).trim()).unwrap();
-    // The folder stands for the three, by name.
+    // The folder stands for the four, by name.
     let out = sudoku_ar(&["image", "--json", dir.path().to_str().unwrap()], "");
     let stdout = text(&out.stdout);
     let rows: Vec<serde_json::Value> = stdout
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(rows.len(), 3, "{stdout}");
+    assert_eq!(rows.len(), 4, "{stdout}");
     assert!(rows[0]["file"].as_str().unwrap().ends_with("broken.heic"));
     let error = rows[0]["error"].as_str().unwrap();
     assert!(
