@@ -1,17 +1,18 @@
 //! The still-photo pipeline: load, find the grid, recognize it ([`crate::recognize`]), draw.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
-use opencv::core::{Mat, Vector};
-use opencv::imgcodecs;
+use opencv::core::Mat;
 use opencv::prelude::*;
 use serde::Serialize;
 
 mod heif;
+mod load;
+
+pub use load::load_image;
 
 use crate::bend::{self, Bend, Lattice};
-use crate::error::{Error, Result, io_reason};
+use crate::error::{Error, Result};
 use crate::geometry::Quad;
 use crate::grid::Grid;
 use crate::on_print::{Lines, drawn_off_the_print, drawn_on_the_print};
@@ -127,81 +128,6 @@ impl StageTimes {
         self.solve += other.solve;
         self.render += other.render;
     }
-}
-
-/// Decodes the picture at `path` into BGR, with errors that name the file.
-pub fn load_image(path: &Path) -> Result<Mat> {
-    let bytes = std::fs::read(path).map_err(|e| Error::Unreadable {
-        path: path.into(),
-        reason: io_reason(&e),
-    })?;
-    if bytes.is_empty() {
-        return Err(Error::NotAnImage { path: path.into() });
-    }
-    let decoded = imgcodecs::imdecode(&Vector::<u8>::from_slice(&bytes), imgcodecs::IMREAD_COLOR);
-    let image = match decoded {
-        Ok(image) if !image.empty() => image,
-        _ if heif::is_heif(&bytes) => {
-            let (width, height, rgba) =
-                heif::decode_rgba(&bytes).map_err(|reason| Error::Heif {
-                    path: path.into(),
-                    reason,
-                })?;
-            bgr_on_white(width, height, &rgba)?
-        }
-        _ => first_frame_of(&bytes)?.ok_or_else(|| Error::NotAnImage { path: path.into() })?,
-    };
-    if image.cols() < MIN_SIDE || image.rows() < MIN_SIDE {
-        return Err(Error::TooSmall {
-            path: path.into(),
-            width: image.cols(),
-            height: image.rows(),
-            min: MIN_SIDE,
-        });
-    }
-    Ok(image)
-}
-
-/// The first frame of a GIF or animated WebP picture as BGR, on white where it is transparent
-/// (a puzzle saved from a web page or a chat); None for bytes that are neither. The Debian
-/// OpenCV decodes neither (a still WebP it does).
-fn first_frame_of(bytes: &[u8]) -> Result<Option<Mat>> {
-    let format = if bytes.starts_with(b"GIF8") {
-        image::ImageFormat::Gif
-    } else if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
-        image::ImageFormat::WebP
-    } else {
-        return Ok(None);
-    };
-    let Ok(picture) = image::load_from_memory_with_format(bytes, format) else {
-        return Ok(None);
-    };
-    let rgba = picture.to_rgba8();
-    let (width, height) = (rgba.width() as usize, rgba.height() as usize);
-    bgr_on_white(width, height, rgba.as_raw()).map(Some)
-}
-
-/// A picture given as RGBA rows, as BGR on white where it is transparent.
-fn bgr_on_white(width: usize, height: usize, rgba: &[u8]) -> Result<Mat> {
-    let mut bgr = Mat::new_rows_cols_with_default(
-        height as i32,
-        width as i32,
-        opencv::core::CV_8UC3,
-        opencv::core::Scalar::all(0.0),
-    )?;
-    let on_white = |v: u8, alpha: u8| {
-        let a = u32::from(alpha);
-        ((u32::from(v) * a + 255 * (255 - a) + 127) / 255) as u8
-    };
-    for (out, pixel) in bgr
-        .data_bytes_mut()?
-        .chunks_exact_mut(3)
-        .zip(rgba.chunks_exact(4))
-    {
-        let &[r, g, b, a] = pixel else { continue };
-        out.copy_from_slice(&[on_white(b, a), on_white(g, a), on_white(r, a)]);
-    }
-    Ok(bgr)
 }
 
 /// Finds, reads and solves puzzles in still pictures.
@@ -703,92 +629,6 @@ impl From<&Puzzle> for PuzzleReport {
 mod tests {
     use super::*;
     use crate::recognize::read::CellReading;
-
-    #[test]
-    fn missing_empty_and_garbage_files_are_named_errors() {
-        let dir = tempfile::tempdir().unwrap();
-        let missing = dir.path().join("missing.jpg");
-        let err = load_image(&missing).unwrap_err().to_string();
-        assert!(
-            err.contains("missing.jpg") && err.contains("no such file"),
-            "{err}"
-        );
-
-        let empty = dir.path().join("empty.png");
-        std::fs::write(&empty, b"").unwrap();
-        assert!(matches!(load_image(&empty), Err(Error::NotAnImage { .. })));
-
-        let text = dir.path().join("notes.jpg");
-        std::fs::write(&text, b"this is not a picture").unwrap();
-        assert!(
-            load_image(&text)
-                .unwrap_err()
-                .to_string()
-                .contains("notes.jpg")
-        );
-
-        assert!(
-            load_image(dir.path())
-                .unwrap_err()
-                .to_string()
-                .contains("cannot read")
-        );
-    }
-
-    #[test]
-    fn a_gif_is_decoded_on_white_where_transparent_and_a_cut_one_is_no_image() {
-        // 120 x 100: the left half opaque red, the right half transparent.
-        let picture = image::RgbaImage::from_fn(120, 100, |x, _| {
-            if x < 60 {
-                image::Rgba([200, 10, 10, 255])
-            } else {
-                image::Rgba([0, 0, 0, 0])
-            }
-        });
-        let mut bytes = std::io::Cursor::new(Vec::new());
-        picture
-            .write_to(&mut bytes, image::ImageFormat::Gif)
-            .unwrap();
-        let bytes = bytes.into_inner();
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("page.gif");
-        std::fs::write(&path, &bytes).unwrap();
-        let bgr = load_image(&path).unwrap();
-        assert_eq!((bgr.cols(), bgr.rows()), (120, 100));
-        let at = |x: i32| *bgr.at_2d::<opencv::core::Vec3b>(50, x).unwrap();
-        assert_eq!(at(10).0, [10, 10, 200]);
-        assert_eq!(at(100).0, [255, 255, 255]);
-
-        let cut = dir.path().join("cut.gif");
-        std::fs::write(&cut, &bytes[..bytes.len() / 3]).unwrap();
-        let err = load_image(&cut).unwrap_err();
-        assert!(
-            matches!(&err, Error::NotAnImage { .. }) && err.to_string().contains("cut.gif"),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn tiny_picture_is_too_small() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("tiny.png");
-        let tiny = Mat::new_rows_cols_with_default(
-            8,
-            8,
-            opencv::core::CV_8UC3,
-            opencv::core::Scalar::all(9.0),
-        )
-        .unwrap();
-        imgcodecs::imwrite(path.to_str().unwrap(), &tiny, &Vector::new()).unwrap();
-        match load_image(&path) {
-            Err(Error::TooSmall {
-                width: 8,
-                height: 8,
-                ..
-            }) => {}
-            other => panic!("expected TooSmall, got {other:?}"),
-        }
-    }
 
     #[test]
     fn wrong_entries_are_those_that_contradict_the_solution() {

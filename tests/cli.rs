@@ -218,6 +218,43 @@ fn image_reads_a_gif_as_it_reads_the_same_page_as_jpeg() {
 }
 
 #[test]
+fn image_reads_a_transparent_png_as_it_reads_the_same_page_as_jpeg() {
+    // A puzzle exported from a web page: the ink opaque, the paper transparent, and what lies
+    // under the transparent pixels black (it was read as all black: "too dark"), or the ink
+    // white for a dark page.
+    let page = imgcodecs::imread(BUNDLED, imgcodecs::IMREAD_GRAYSCALE).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let solution = |path: &str| {
+        let out = sudoku_ar(&["image", "--json", path], "");
+        let row: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+        assert_eq!(row["puzzle"]["status"], "solved", "{path}: {row}");
+        row["puzzle"]["solution"].clone()
+    };
+    let jpeg = solution(BUNDLED);
+    for (name, ink) in [("black-ink.png", 0u8), ("white-ink.png", 255)] {
+        let mut bgra = Mat::new_rows_cols_with_default(
+            page.rows(),
+            page.cols(),
+            opencv::core::CV_8UC4,
+            Scalar::all(0.0),
+        )
+        .unwrap();
+        let levels = page.data_bytes().unwrap();
+        for (pixel, &level) in bgra
+            .data_bytes_mut()
+            .unwrap()
+            .chunks_exact_mut(4)
+            .zip(levels)
+        {
+            pixel.copy_from_slice(&[ink, ink, ink, 255 - level]);
+        }
+        let path = dir.path().join(name);
+        assert!(imgcodecs::imwrite(path.to_str().unwrap(), &bgra, &Vector::new()).unwrap());
+        assert_eq!(solution(path.to_str().unwrap()), jpeg, "{name}");
+    }
+}
+
+#[test]
 fn image_reads_heic_avif_and_animated_webp_as_it_reads_the_same_page_as_jpeg() {
     // iPhones save HEIC, AVIF is common on the web, a chat's picture may be an animated WebP
     // (its first frame is read); the Debian OpenCV reads none of them. The bundled page is
