@@ -163,6 +163,15 @@ pub fn find_small_grid(gray: &Mat, look: Look) -> Result<Option<Detection>> {
     find_grid_at(gray, look, Scale::FINE)
 }
 
+/// [`find_small_grid`] for a grid printed in `ink` only: a video frame's finer search looks in
+/// one ink at a time, each in turn, as both cost a 1080p frame 25-30 ms.
+pub fn find_small_grid_in(gray: &Mat, ink: Ink, look: Look) -> Result<Option<Detection>> {
+    if gray.cols().max(gray.rows()) as f64 <= WORK_SIDE {
+        return Ok(None);
+    }
+    find_in_ink(gray, ink, look, Scale::FINE)
+}
+
 /// A photo's third search, for a grid too small for [`find_small_grid`] (a whole newspaper page
 /// at 4000x3000: a puzzle 250-350 px across, its thin lines lost when shrunk to half, and
 /// outlined under the smallest size that search takes), at up to [`FINEST_WORK_SIDE`]; None
