@@ -10,6 +10,9 @@ pub enum Error {
     Unreadable { path: PathBuf, reason: String },
     #[error("{}: not an image (empty, truncated, or a format not read here; JPEG, PNG, WebP, TIFF, BMP, GIF, HEIC and AVIF are)", path.display())]
     NotAnImage { path: PathBuf },
+    /// A JPEG whose file ends early, with no puzzle in the part that decodes.
+    #[error("{}: the file is cut short (its JPEG data ends early) and no Sudoku shows in the part that decodes", path.display())]
+    CutShort { path: PathBuf },
     /// A HEIF or AVIF picture (a phone's photo) that libheif did not decode, or no libheif.
     #[error("{}: a HEIF/AVIF picture that could not be decoded: {reason}", path.display())]
     Heif { path: PathBuf, reason: String },

@@ -9,7 +9,7 @@ use serde::Serialize;
 mod heif;
 mod load;
 
-pub use load::load_image;
+pub use load::{Picture, load_image, load_picture};
 
 use crate::bend::{self, Bend, Lattice};
 use crate::error::{Error, Result};

@@ -87,10 +87,20 @@ fn process<'t>(
     path: &Path,
     target: Option<&'t Path>,
 ) -> anyhow::Result<(Vec<Puzzle>, Option<&'t Path>)> {
-    let mut image = photo::load_image(path)?;
+    let photo::Picture {
+        mut image,
+        cut_short,
+    } = photo::load_picture(path)?;
     let mut times = StageTimes::default();
     let puzzles =
         (pipeline.process_all(&image, &mut times)).with_context(|| path.display().to_string())?;
+    if cut_short {
+        // Its bottom part is gray: a puzzle there is not in the picture at all.
+        if puzzles.is_empty() {
+            return Err(sudoku_ar::error::Error::CutShort { path: path.into() }.into());
+        }
+        tracing::warn!(file = %path.display(), "the file is cut short: read as far as it decodes");
+    }
     let target = target.filter(|_| !puzzles.is_empty());
     if let Some(target) = target {
         let start = std::time::Instant::now();

@@ -11,27 +11,46 @@ use opencv::prelude::*;
 use super::{MIN_SIDE, heif};
 use crate::error::{Error, Result, io_reason};
 
+/// A picture decoded, and whether its file ends early.
+pub struct Picture {
+    /// BGR.
+    pub image: Mat,
+    /// The file is a JPEG cut short (a download or a copy that stopped): only its top part
+    /// decoded, the rest is gray.
+    pub cut_short: bool,
+}
+
 /// Decodes the picture at `path` into BGR, with errors that name the file.
 pub fn load_image(path: &Path) -> Result<Mat> {
+    load_picture(path).map(|picture| picture.image)
+}
+
+/// Decodes the picture at `path` as [`load_image`] does, and says whether the file ends early.
+pub fn load_picture(path: &Path) -> Result<Picture> {
     let bytes = std::fs::read(path).map_err(|e| Error::Unreadable {
         path: path.into(),
         reason: io_reason(&e),
     })?;
+    let cut_short = jpeg_cut_short(&bytes);
+    decoded(path, &bytes).map(|image| Picture { image, cut_short })
+}
+
+/// The picture `bytes` (the file at `path`) into BGR.
+fn decoded(path: &Path, bytes: &[u8]) -> Result<Mat> {
     if bytes.is_empty() {
         return Err(Error::NotAnImage { path: path.into() });
     }
-    let decoded = imgcodecs::imdecode(&Vector::<u8>::from_slice(&bytes), imgcodecs::IMREAD_COLOR);
+    let decoded = imgcodecs::imdecode(&Vector::<u8>::from_slice(bytes), imgcodecs::IMREAD_COLOR);
     let image = match decoded {
-        Ok(image) if !image.empty() => transparent_laid_down(&bytes, &image)?.unwrap_or(image),
-        _ if heif::is_heif(&bytes) => {
-            let (width, height, rgba) =
-                heif::decode_rgba(&bytes).map_err(|reason| Error::Heif {
-                    path: path.into(),
-                    reason,
-                })?;
+        Ok(image) if !image.empty() => transparent_laid_down(bytes, &image)?.unwrap_or(image),
+        _ if heif::is_heif(bytes) => {
+            let (width, height, rgba) = heif::decode_rgba(bytes).map_err(|reason| Error::Heif {
+                path: path.into(),
+                reason,
+            })?;
             laid_down(width, height, &rgba)?
         }
-        _ => first_frame_of(&bytes)?.ok_or_else(|| Error::NotAnImage { path: path.into() })?,
+        _ => first_frame_of(bytes)?.ok_or_else(|| Error::NotAnImage { path: path.into() })?,
     };
     if image.cols() < MIN_SIDE || image.rows() < MIN_SIDE {
         return Err(Error::TooSmall {
@@ -42,6 +61,55 @@ pub fn load_image(path: &Path) -> Result<Mat> {
         });
     }
     Ok(image)
+}
+
+/// Whether `bytes`, a JPEG file, end before its end-of-image marker. Its segments are
+/// stepped over by their lengths (an EXIF thumbnail's own markers inside one are not looked
+/// at), its entropy-coded data up to the next marker; bytes after the end marker (a phone's
+/// trailer) do not matter. Not a JPEG, or not laid out as one: false.
+fn jpeg_cut_short(bytes: &[u8]) -> bool {
+    if !bytes.starts_with(&[0xFF, 0xD8]) {
+        return false;
+    }
+    let mut i = 2;
+    loop {
+        // Fill bytes (0xFF) may pad a marker.
+        while bytes.get(i) == Some(&0xFF) && bytes.get(i + 1) == Some(&0xFF) {
+            i += 1;
+        }
+        let marker = match (bytes.get(i), bytes.get(i + 1)) {
+            (None, _) | (Some(0xFF), None) => return true,
+            (Some(0xFF), Some(&marker)) => marker,
+            _ => return false,
+        };
+        i += 2;
+        match marker {
+            0xD9 => return false,
+            0x01 | 0xD0..=0xD7 => continue,
+            _ => {}
+        }
+        let Some(length) = bytes.get(i..i + 2) else {
+            return true;
+        };
+        i += usize::from(u16::from_be_bytes([length[0], length[1]]));
+        if marker == 0xDA {
+            // The scan's data, up to a marker: 0xFF not followed by a stuffed 0 or a restart.
+            loop {
+                let Some(at) = bytes
+                    .get(i..)
+                    .and_then(|rest| rest.iter().position(|&b| b == 0xFF))
+                else {
+                    return true;
+                };
+                i += at;
+                match bytes.get(i + 1) {
+                    None => return true,
+                    Some(0x00 | 0xD0..=0xD7) => i += 2,
+                    Some(_) => break,
+                }
+            }
+        }
+    }
 }
 
 /// A PNG, WebP or TIFF picture with transparent parts, laid down as [`laid_down`] does; None
@@ -234,6 +302,26 @@ mod tests {
             }) => {}
             other => panic!("expected TooSmall, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_jpeg_cut_short_is_told_from_a_whole_one() {
+        let whole = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/photos/newspaper.jpg"
+        ))
+        .unwrap();
+        assert!(!jpeg_cut_short(&whole));
+        for share in [0.001, 0.1, 0.5, 0.9, 0.999] {
+            let cut = &whole[..(whole.len() as f64 * share) as usize];
+            assert!(jpeg_cut_short(cut), "cut at {share}");
+        }
+        // A trailer after the end marker (phones add some), and no JPEG at all.
+        let mut trailed = whole.clone();
+        trailed.extend_from_slice(b"SEFT trailer \xFF\xD8 not an image");
+        assert!(!jpeg_cut_short(&trailed));
+        assert!(!jpeg_cut_short(b"\x89PNG\r\n\x1a\n"));
+        assert!(!jpeg_cut_short(&[]));
     }
 
     #[test]
