@@ -667,6 +667,11 @@ pub(super) fn inside_frame(quad: &Quad, gray: &Mat) -> bool {
     inside_by(quad, gray, 0.005 * gray.cols().max(gray.rows()) as f64)
 }
 
+/// Whether every corner of `quad` lies on the frame, on its edge pixels at the least.
+pub(super) fn on_frame(quad: &Quad, gray: &Mat) -> bool {
+    inside_by(quad, gray, 0.0)
+}
+
 /// Whether a grid outlined at `quad` is whole in view, for the outline to be followed or read
 /// from, or the grid followed to be read before its puzzle is known (once known, it is read
 /// while merely inside the frame): every corner [`EDGE_CELLS`] of a cell inside the frame at
@@ -1093,6 +1098,9 @@ pub(super) mod tests {
         ));
         // Merely inside the frame, as a grid followed must be to be drawn while it moves.
         assert!(inside_frame(&quad(4.0), &page));
+        // On the frame at all, as a known puzzle's grid must be to be read again.
+        assert!(!inside_frame(&quad(0.5), &page) && on_frame(&quad(0.5), &page));
+        assert!(!on_frame(&quad(-1.0), &page));
     }
 
     #[test]

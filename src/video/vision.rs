@@ -31,8 +31,8 @@ pub use crate::video::known::Known;
 use crate::video::known::{contradicts, entries_seen_in, replaced, same_puzzle, still_shows};
 use crate::video::track::{self, Alignment, TrackFrame};
 use crate::video::tracked::{
-    DRAW_UNANCHORED, Identity, STEADY_FOR_CHECK, Track, inside_frame, moving, steadier_than_anchor,
-    view_of, whole_in_view,
+    DRAW_UNANCHORED, Identity, STEADY_FOR_CHECK, Track, inside_frame, moving, on_frame,
+    steadier_than_anchor, view_of, whole_in_view,
 };
 
 /// A shown puzzle is read again every this many frames, to notice a replaced puzzle.
@@ -750,8 +750,14 @@ fn due_for_reading(track: &mut Track, quad: &Quad, gray: &Mat) -> bool {
         }
     }
     // Cells cut off by the frame's edge would be read as empty; and a grid not known yet
-    // may have been outlined where the frame's edge cuts it.
+    // may have been outlined where the frame's edge cuts it. A known one not drawn until a
+    // reading confirms its track is read with its corners anywhere on the frame: a few pixels
+    // of its border beyond the edge cut no digit (a page held close, its corner 2-5 px from
+    // the edge for 20 frames after it was solved, waited that long to be drawn). Not one
+    // drawn already: such a reading, its grid not all in view, let the anchor go, and the
+    // overlay with it (a page 2-6 px beyond the edge, 70 frames withheld).
     match track.identity {
+        Identity::Known(_) if !track.confirmed => on_frame(quad, gray),
         Identity::Known(_) => inside_frame(quad, gray),
         Identity::Reading(_) => whole_in_view(quad, gray, track.ink),
     }
