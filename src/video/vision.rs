@@ -1438,6 +1438,29 @@ mod tests {
         assert_eq!(view_of(track, &page, None).state, LiveState::Multiple);
     }
 
+    #[test]
+    fn a_solved_grid_at_the_frames_edge_is_read_to_confirm_its_track_and_not_to_recheck_it() {
+        let (page, _, _, mut track) = track_on_drawn_grid(false);
+        track.identity = Identity::Known(Arc::new(Known {
+            id: 0,
+            clues: Grid::EMPTY,
+            solution: Some(Grid::EMPTY),
+            status: Status::Solved,
+        }));
+        // Its left corners 1 px from the frame's edge, inside 0.5% of the frame (3.2 px).
+        let at_edge = Quad([[1.0, 80.0], [325.0, 80.0], [325.0, 404.0], [1.0, 404.0]]);
+        let beyond = Quad([[-2.0, 80.0], [322.0, 80.0], [322.0, 404.0], [-2.0, 404.0]]);
+        track.confirmed = false;
+        assert!(due_for_reading(&mut track, &at_edge, &page));
+        assert!(!due_for_reading(&mut track, &beyond, &page));
+        // Drawn already, due for its routine check: that waits for the grid to be inside.
+        track.confirmed = true;
+        track.since_check = RECHECK_EVERY;
+        assert!(!due_for_reading(&mut track, &at_edge, &page));
+        let inside = Quad([[10.0, 80.0], [334.0, 80.0], [334.0, 404.0], [10.0, 404.0]]);
+        assert!(due_for_reading(&mut track, &inside, &page));
+    }
+
     /// The drawn grid of [`track_on_drawn_grid`] with `clues` printed in (a 36 px cell each).
     fn printed(clues: &Grid) -> Mat {
         let mut page = detect::tests::drawn_grid(640, 480, 150, 80, 324);
