@@ -134,7 +134,7 @@ impl StageTimes {
 /// poor light, its noise over [`GRAINY`]): the grain counts as ink in the cells' middles, and
 /// the grid check took the grid for none. Kubiesa pages with Gaussian noise added (every 8th,
 /// `-attenuate 2 / 2.5 / 3 +noise Gaussian`, JPEG 60-50; noise 26 / 33 / 39): 9 / 5 / 3 of 10
-/// solved as they were, 10 / 9 / 10 smoothed.
+/// solved as they were, 10 / 10 / 9 smoothed, none wrong.
 fn picture_gray(image: &Mat) -> Result<Mat> {
     let gray = gray_of(image)?;
     let noise = raster::noise_level(&gray)?;

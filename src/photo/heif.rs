@@ -85,8 +85,9 @@ impl Heif {
     }
 
     fn from(library: Library) -> Result<Heif, libloading::Error> {
-        // SAFETY: each symbol is given the signature `libheif/heif.h` declares for it (the
-        // API has been stable since libheif 1.3); pointers stay valid while `library` is kept.
+        // SAFETY: each symbol is given the signature `libheif/heif.h` declares for it (as of
+        // libheif 1.15, Debian 12's; these calls are older than that and unchanged since);
+        // the pointers stay valid while `library` is kept.
         unsafe {
             Ok(Heif {
                 context_alloc: *library.get(b"heif_context_alloc\0")?,
