@@ -184,27 +184,20 @@ fn noise_that_once_drew_a_cell_off_draws_nothing_off() {
 /// (on the 4th frame); solved where it is, with the truth's digits.
 #[test]
 fn a_puzzle_held_far_from_the_camera_is_found_and_solved_in_video() {
-    let solved_from = far_puzzle_solved_from(false);
-    assert!(
-        solved_from.is_some_and(|i| i < 8),
-        "solved from {solved_from:?}"
-    );
+    assert_far_puzzle_solved_before(false, 8);
 }
 
 /// The same puzzle far from the camera in light ink on dark (an app in a dark theme, filmed):
 /// the finer search looks in each ink in turn, light on every second of its frames (the 8th).
 #[test]
 fn a_puzzle_held_far_from_the_camera_in_light_ink_is_found_and_solved_in_video() {
-    let solved_from = far_puzzle_solved_from(true);
-    assert!(
-        solved_from.is_some_and(|i| i < 12),
-        "solved from {solved_from:?}"
-    );
+    assert_far_puzzle_solved_before(true, 12);
 }
 
-/// The first of 16 frames on which a Kubiesa puzzle held 145 px across in a still 1080p frame
-/// (its `negative` if asked) is solved, every frame drawn within 3% of the side of its truth.
-fn far_puzzle_solved_from(negative: bool) -> Option<usize> {
+/// Asserts that a Kubiesa puzzle held 145 px across in a still 1080p frame (its `negative` if
+/// asked) is solved on one of its first `frames`, every frame drawn within 3% of the side of
+/// its truth.
+fn assert_far_puzzle_solved_before(negative: bool, frames: usize) {
     use sudoku_ar::recognize::verdict::Status;
     use sudoku_ar::video::several::Visions;
     let samples = common::kubiesa_val();
@@ -219,14 +212,18 @@ fn far_puzzle_solved_from(negative: bool) -> Option<usize> {
         frame = inverted;
     }
     let mut vision = Visions::new(common::pipeline_reader());
-    (0..16).find(|_| {
+    let solved_from = (0..16).find(|_| {
         let view = vision.process(&frame).expect("frame");
         view.puzzle.is_some_and(|p| {
             let off = p.quad.max_corner_distance(&expected) / expected.mean_side();
             assert!(off < 0.03, "drawn {:.1}% off", 100.0 * off);
             p.solved.is_some_and(|k| k.status == Status::Solved)
         })
-    })
+    });
+    assert!(
+        solved_from.is_some_and(|i| i < frames),
+        "solved from {solved_from:?}"
+    );
 }
 
 /// Two puzzles side by side in view (a newspaper prints two, a book four to a page): both are

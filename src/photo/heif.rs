@@ -74,7 +74,9 @@ impl Heif {
         for name in LIBRARY_NAMES {
             // SAFETY: libheif's initialisers only set up its own tables.
             match unsafe { Library::new(name) } {
-                Ok(library) => return Heif::from(library).map_err(|e| format!("{name}: {e}")),
+                Ok(library) => {
+                    return Heif::looked_up_in(library).map_err(|e| format!("{name}: {e}"));
+                }
                 Err(e) => failures.push(e.to_string()),
             }
         }
@@ -84,7 +86,7 @@ impl Heif {
         ))
     }
 
-    fn from(library: Library) -> Result<Heif, libloading::Error> {
+    fn looked_up_in(library: Library) -> Result<Heif, libloading::Error> {
         // SAFETY: each symbol is given the signature `libheif/heif.h` declares for it (as of
         // libheif 1.15, Debian 12's; these calls are older than that and unchanged since);
         // the pointers stay valid while `library` is kept.
