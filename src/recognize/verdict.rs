@@ -194,18 +194,19 @@ pub fn clue_log_likelihoods(reading: &GridReading) -> Vec<[f32; CLASSES]> {
 
 /// The puzzle one picture shows: the most likely printed clues with one solution. A photo gets
 /// no second look, so a reading that solves as it is stands even when another puzzle is nearly
-/// as likely; a changed reading must be clearly the likeliest.
+/// as likely (unless `as_read` says it must lead too); a changed reading must be clearly the
+/// likeliest.
 ///
 /// Whether a digit is printed or handwritten is judged by the whole grid too: when the printed
 /// clues alone have no single solution but every digit taken as printed does, the digits taken
 /// for handwriting were print in a face the model does not know (a screen has no handwriting),
 /// or entries that all agree with the one solution: either way that is the puzzle.
-pub fn judge_picture(reading: &GridReading) -> Judged {
-    let judged = judge_printed(reading);
+pub fn judge_picture(reading: &GridReading, as_read: AsRead) -> Judged {
+    let judged = judge_printed(reading, as_read);
     if judged.status == Status::Solved || !reading.has_handwriting() {
         return judged;
     }
-    let every_digit = judge_printed(&reading.all_printed());
+    let every_digit = judge_printed(&reading.all_printed(), as_read);
     if every_digit.status == Status::Solved {
         tracing::debug!(
             "digits read as handwritten are taken as printed: only then is there one solution"
@@ -234,8 +235,19 @@ fn open_to_correction<'a>(
 /// part of the grid is hidden.
 const UNSURE_CELL: f32 = 0.5;
 
+/// Whether a picture's reading that solves as it is stands when another puzzle is nearly as
+/// likely (see [`judge_picture`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AsRead {
+    /// It stands: a photo gets no second look.
+    Stands,
+    /// It must lead every other puzzle as clearly as a corrected reading must: for pictures
+    /// whose readings are surer than they are right (smoothed of coarse grain).
+    MustLead,
+}
+
 /// [`judge_picture`] taking the digits read as handwritten for what the model said.
-fn judge_printed(reading: &GridReading) -> Judged {
+fn judge_printed(reading: &GridReading, as_read: AsRead) -> Judged {
     let read = reading.printed();
     let hidden = reading.hidden();
     // Where something lies over the grid, the cells around it are read worse than the model
@@ -264,7 +276,11 @@ fn judge_printed(reading: &GridReading) -> Judged {
             None
         }
         Verdict::Solved(d) => Some(d),
-        Verdict::Uncertain(d) if d.corrections.is_empty() && !covered => Some(d),
+        Verdict::Uncertain(d)
+            if d.corrections.is_empty() && !covered && as_read == AsRead::Stands =>
+        {
+            Some(d)
+        }
         Verdict::Uncertain(d) => {
             tracing::debug!(corrections = ?d.corrections, margin = d.margin, "a correction was not clear enough");
             None
@@ -274,9 +290,10 @@ fn judge_printed(reading: &GridReading) -> Judged {
     let Some(d) = decoded else {
         // Not clearly ahead. Clues that solve as read stand (see above), except where something
         // lies over the grid: then that solution is not drawn (image178 with a glare spot: a
-        // 7 beside it, faded, read as a 6 gave a puzzle with one solution, the wrong one).
+        // 7 beside it, faded, read as a 6 gave a puzzle with one solution, the wrong one);
+        // nor where the picture's readings are not trusted so far.
         let mut judged = Judged::as_read(read);
-        if judged.status == Status::Solved && covered {
+        if judged.status == Status::Solved && (covered || as_read == AsRead::MustLead) {
             judged.solution = None;
             judged.status = Status::Unsure;
         }
@@ -1079,7 +1096,7 @@ pub(crate) mod tests {
     fn print_taken_for_handwriting_is_a_clue_when_only_then_the_puzzle_has_one_solution() {
         let (clues, reading) = with_print_taken_for_handwriting(&[7, 9, 19], None);
         assert_eq!(solve_clues(&reading.printed()).1, Status::Multiple);
-        let judged = judge_picture(&reading);
+        let judged = judge_picture(&reading, AsRead::Stands);
         assert_eq!(judged.status, Status::Solved);
         assert_eq!(judged.clues, clues);
 
@@ -1108,7 +1125,7 @@ pub(crate) mod tests {
             solve_clues(&reading.all_printed().printed()).1,
             Status::Solved
         );
-        let judged = judge_picture(&reading);
+        let judged = judge_picture(&reading, AsRead::Stands);
         assert_eq!(judged.status, Status::Multiple);
         assert_eq!(judged.clues, reading.printed());
     }
@@ -1188,12 +1205,12 @@ pub(crate) mod tests {
         let (mut reading, [beside, under]) = a_needed_clue_lacking_beside_a_torn_one(&clues, 0.99);
         // In plain view nothing says a clue is missing: the one change in view that makes the
         // puzzle unique is taken, as a misread clue is corrected.
-        let judged = judge_picture(&reading);
+        let judged = judge_picture(&reading, AsRead::Stands);
         assert_eq!(judged.status, Status::Solved, "{judged:?}");
         // With the cells under the marker hidden, the clue lacking may lie there: nothing.
         reading.0[beside] = reading.0[beside].hidden(HIDDEN_CELL_POWER);
         reading.0[under] = reading.0[under].hidden(HIDDEN_CELL_POWER);
-        let judged = judge_picture(&reading);
+        let judged = judge_picture(&reading, AsRead::Stands);
         assert_eq!(judged.solution, None, "{judged:?}");
     }
 
@@ -1246,11 +1263,11 @@ pub(crate) mod tests {
         torn[7] = 0.45;
         read_as(&mut reading.0[55], torn);
         // In plain view a photo's reading that solves as read stands: there is no second look.
-        let judged = judge_picture(&reading);
+        let judged = judge_picture(&reading, AsRead::Stands);
         assert_eq!((judged.status, judged.clues), (Status::Solved, clues));
         // Beside a finger or glare the cell may show only part of a digit: draw nothing.
         reading.0[55].hidden = true;
-        let judged = judge_picture(&reading);
+        let judged = judge_picture(&reading, AsRead::Stands);
         assert_eq!((judged.status, judged.solution), (Status::Unsure, None));
     }
 
@@ -1262,7 +1279,7 @@ pub(crate) mod tests {
         clues.0[55] = 7;
         let mut reading = reading_of(&clues, 0.99);
         reading.0[80].hidden = true; // a glare spot elsewhere
-        let judged = judge_picture(&reading);
+        let judged = judge_picture(&reading, AsRead::Stands);
         assert_eq!(
             (judged.status, judged.clues),
             (Status::Solved, clues),
@@ -1273,7 +1290,7 @@ pub(crate) mod tests {
         speck[3] = 0.22;
         speck[7] = 0.3;
         read_as(&mut reading.0[55], speck);
-        let judged = judge_picture(&reading);
+        let judged = judge_picture(&reading, AsRead::Stands);
         assert_eq!((judged.status, judged.solution), (Status::Unsure, None));
     }
 
