@@ -725,6 +725,55 @@ mod tests {
     use super::*;
     use crate::recognize::read::CellReading;
 
+    /// A 640x480 page: paper with a grid of dark lines, `noise` (sigma, gray levels) added,
+    /// saved as a JPEG of `quality` (100: not saved).
+    fn page(noise: f64, quality: i32) -> Mat {
+        use opencv::core::{self, Scalar, Vector};
+        use opencv::{imgcodecs, imgproc};
+        let mut page =
+            Mat::new_rows_cols_with_default(480, 640, core::CV_8UC1, Scalar::all(200.0)).unwrap();
+        let point = |(x, y)| core::Point::new(x, y);
+        for k in 0..10 {
+            let at = 60 + 40 * k;
+            for (from, to) in [((at + 60, 60), (at + 60, 420)), ((120, at), (480, at))] {
+                let ink = Scalar::all(40.0);
+                imgproc::line(
+                    &mut page,
+                    point(from),
+                    point(to),
+                    ink,
+                    2,
+                    imgproc::LINE_8,
+                    0,
+                )
+                .unwrap();
+            }
+        }
+        let mut grain =
+            Mat::new_rows_cols_with_default(480, 640, core::CV_32FC1, Scalar::all(0.0)).unwrap();
+        core::set_rng_seed(7).unwrap();
+        core::randn(&mut grain, &Scalar::all(0.0), &Scalar::all(noise)).unwrap();
+        let mut grainy = Mat::default();
+        core::add(&page, &grain, &mut grainy, &core::no_array(), core::CV_8UC1).unwrap();
+        if quality >= 100 {
+            return grainy;
+        }
+        let mut jpeg = Vector::<u8>::new();
+        let params = Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, quality]);
+        imgcodecs::imencode(".jpg", &grainy, &mut jpeg, &params).unwrap();
+        imgcodecs::imdecode(&jpeg, imgcodecs::IMREAD_GRAYSCALE).unwrap()
+    }
+
+    #[test]
+    fn grain_is_told_by_its_scale() {
+        assert_eq!(grain_of(&page(0.0, 100)).unwrap(), None);
+        assert_eq!(grain_of(&page(3.0, 90)).unwrap(), None);
+        assert_eq!(grain_of(&page(30.0, 100)).unwrap(), Some(Grain::Fine));
+        // The compression drops the finest grain: what is left shows at half size (measured
+        // 6.0 at full size, 11.4 at half).
+        assert_eq!(grain_of(&page(25.0, 25)).unwrap(), Some(Grain::Coarse));
+    }
+
     #[test]
     fn wrong_entries_are_those_that_contradict_the_solution() {
         let clues: Grid =
