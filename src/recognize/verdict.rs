@@ -1265,6 +1265,12 @@ pub(crate) mod tests {
         // In plain view a photo's reading that solves as read stands: there is no second look.
         let judged = judge_picture(&reading, AsRead::Stands);
         assert_eq!((judged.status, judged.clues), (Status::Solved, clues));
+        // Unless the picture's readings are not trusted so far (smoothed of coarse grain)...
+        let judged = judge_picture(&reading, AsRead::MustLead);
+        assert_eq!((judged.status, judged.solution), (Status::Unsure, None));
+        // ...where a reading clearly ahead still stands.
+        let judged = judge_picture(&reading_of(&clues, 0.99), AsRead::MustLead);
+        assert_eq!((judged.status, judged.clues), (Status::Solved, clues));
         // Beside a finger or glare the cell may show only part of a digit: draw nothing.
         reading.0[55].hidden = true;
         let judged = judge_picture(&reading, AsRead::Stands);
