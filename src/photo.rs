@@ -130,23 +130,11 @@ impl StageTimes {
     }
 }
 
-/// Which gray a picture is searched and read in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Colours {
-    /// Its brightness ([`gray_of`]).
-    Brightness,
-    /// Its darkest colour ([`darkest_of`]): for a puzzle printed in coloured ink.
-    Darkest,
-}
-
-/// A still picture in gray, smoothed when it is grainy (a phone's photo in poor light, see
-/// [`grain_of`]): the grain counts as ink in the cells' middles, and the grid check took the
-/// grid for none. Also how far its readings that solve as read are taken.
-fn picture_gray(image: &Mat, colours: Colours) -> Result<(Mat, AsRead)> {
-    let gray = match colours {
-        Colours::Brightness => gray_of(image)?,
-        Colours::Darkest => darkest_of(image)?,
-    };
+/// A still picture in gray ([`gray_of`], or [`darkest_of`] for a second look), smoothed when
+/// it is grainy (a phone's photo in poor light, see [`grain_of`]): the grain counts as ink in
+/// the cells' middles, and the grid check took the grid for none. Also how far its readings
+/// that solve as read are taken.
+fn without_grain(gray: Mat) -> Result<(Mat, AsRead)> {
     let Some(grain) = grain_of(&gray)? else {
         return Ok((gray, AsRead::Stands));
     };
@@ -156,21 +144,13 @@ fn picture_gray(image: &Mat, colours: Colours) -> Result<(Mat, AsRead)> {
     Ok((smooth, grain.as_read()))
 }
 
-/// Whether a picture not solved in its brightness is read again in its darkest colour: when the
-/// two differ by more than [`IN_COLOUR`] on average (a gray picture, or a scan in black and
-/// white, would give the same again).
-fn in_colour(image: &Mat) -> Result<bool> {
-    if image.channels() < 3 {
-        return Ok(false);
-    }
-    let (gray, darkest) = (gray_of(image)?, darkest_of(image)?);
+/// Whether a picture not solved in its brightness (`gray`) is read again in its `darkest`
+/// colour: when the two differ by more than [`IN_COLOUR`] on average (a gray picture, or a
+/// scan in black and white, would give the same again).
+fn in_colour(gray: &Mat, darkest: &Mat) -> Result<bool> {
     let pixels = (gray.rows() * gray.cols()).max(1) as f64;
-    let difference = opencv::core::norm2(
-        &gray,
-        &darkest,
-        opencv::core::NORM_L1,
-        &opencv::core::no_array(),
-    )?;
+    let no_mask = opencv::core::no_array();
+    let difference = opencv::core::norm2(gray, darkest, opencv::core::NORM_L1, &no_mask)?;
     Ok(difference / pixels > IN_COLOUR)
 }
 
@@ -279,10 +259,10 @@ impl PhotoPipeline {
     /// `times` is set to this call's time per stage.
     pub fn process(&mut self, image: &Mat, times: &mut StageTimes) -> Result<Option<Puzzle>> {
         *times = StageTimes::default();
-        let (gray, as_read) = picture_gray(image, Colours::Brightness)?;
+        let (gray, as_read) = without_grain(gray_of(image)?)?;
         self.as_read = as_read;
         let first = self.process_gray(&gray, times)?;
-        if first.as_ref().is_some_and(|p| p.solution.is_some()) || !in_colour(image)? {
+        if first.as_ref().is_some_and(|p| p.solution.is_some()) {
             return Ok(first);
         }
         Ok(self.in_darkest_colour(image, times)?.or(first))
@@ -292,9 +272,16 @@ impl PhotoPipeline {
     /// in coloured ink reads faint in gray): the first search alone, which finds such a grid
     /// once its ink shows dark, so that a picture with no puzzle in it costs little more (all
     /// the searches again took 1.6-1.8 times as long). The puzzle found, when
-    /// [`clearly_solved`]; adds to `times`.
+    /// [`clearly_solved`]; None also when the picture is not [`in_colour`]. Adds to `times`.
     fn in_darkest_colour(&mut self, image: &Mat, times: &mut StageTimes) -> Result<Option<Puzzle>> {
-        let (gray, as_read) = picture_gray(image, Colours::Darkest)?;
+        if image.channels() < 3 {
+            return Ok(None);
+        }
+        let darkest = darkest_of(image)?;
+        if !in_colour(&gray_of(image)?, &darkest)? {
+            return Ok(None);
+        }
+        let (gray, as_read) = without_grain(darkest)?;
         if too_dark_to_read(&gray)? {
             return Ok(None);
         }
@@ -324,7 +311,7 @@ impl PhotoPipeline {
     pub fn process_all(&mut self, image: &Mat, times: &mut StageTimes) -> Result<Vec<Puzzle>> {
         *times = StageTimes::default();
         let first = self.all_in(image, times)?;
-        if first.first().is_some_and(|p| p.solution.is_some()) || !in_colour(image)? {
+        if first.first().is_some_and(|p| p.solution.is_some()) {
             return Ok(first);
         }
         Ok(match self.in_darkest_colour(image, times)? {
@@ -335,7 +322,7 @@ impl PhotoPipeline {
 
     /// [`PhotoPipeline::process_all`] in the picture's brightness; adds to `times`.
     fn all_in(&mut self, image: &Mat, times: &mut StageTimes) -> Result<Vec<Puzzle>> {
-        let (mut rest, as_read) = picture_gray(image, Colours::Brightness)?;
+        let (mut rest, as_read) = without_grain(gray_of(image)?)?;
         self.as_read = as_read;
         let mut found: Vec<Puzzle> = Vec::new();
         while found.len() < MOST_PUZZLES {
