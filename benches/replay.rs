@@ -19,7 +19,8 @@ use std::time::{Duration, Instant};
 
 use opencv::prelude::*;
 use sudoku_ar::recognize::read::DigitReader;
-use sudoku_ar::video::capture::{FrameSource, Pacing, VideoFile};
+use sudoku_ar::video::capture::{FrameSource, Pacing};
+use sudoku_ar::video::file::VideoFile;
 use sudoku_ar::video::live::{self, Options, percentile};
 use sudoku_ar::video::vision::Vision;
 
@@ -100,14 +101,14 @@ fn stage_costs(video: &Path) {
     let mut frames = Vec::new();
     let mut source = VideoFile::open(video, false).expect("open video");
     while let Ok(Some(frame)) = source.next_frame() {
-        frames.push(frame);
+        frames.push(frame.gray().expect("gray"));
     }
     let passes: Vec<Vec<Option<Duration>>> = (0..TRACK_PASSES)
         .map(|_| {
             let mut vision = Vision::new(DigitReader::builtin().expect("model"));
             frames
                 .iter()
-                .map(|frame| vision.process(frame).expect("vision").times.track)
+                .map(|frame| vision.process_gray(frame).expect("vision").times.track)
                 .collect()
         })
         .collect();

@@ -10,11 +10,11 @@ mod videos;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use opencv::core::Mat;
-use opencv::imgproc;
 use std::hint::black_box;
 use sudoku_ar::geometry::{Homography, Quad};
 use sudoku_ar::recognize::detect::{self, Look};
-use sudoku_ar::video::capture::{FrameSource, VideoFile};
+use sudoku_ar::video::capture::FrameSource;
+use sudoku_ar::video::file::VideoFile;
 use sudoku_ar::video::track::{self, Alignment, Anchor, TrackFrame};
 
 /// The first `count` frames of the video, gray.
@@ -26,9 +26,7 @@ fn frames(count: usize) -> Vec<Mat> {
         let Ok(Some(frame)) = source.next_frame() else {
             break;
         };
-        let mut gray = Mat::default();
-        imgproc::cvt_color(&frame, &mut gray, imgproc::COLOR_BGR2GRAY, 0).expect("gray");
-        frames.push(gray);
+        frames.push(frame.gray().expect("gray"));
     }
     frames
 }

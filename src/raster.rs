@@ -28,7 +28,7 @@ pub fn darkest_of(bgr: &Mat) -> opencv::Result<Mat> {
 }
 
 /// `gray` brightened when dim (see [`DIM_WHITE`]).
-fn brightened(gray: Mat) -> opencv::Result<Mat> {
+pub(crate) fn brightened(gray: Mat) -> opencv::Result<Mat> {
     let white = white_level(&GrayView::new(&gray)?);
     if white >= DIM_WHITE {
         return Ok(gray);

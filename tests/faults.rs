@@ -12,6 +12,7 @@ use opencv::prelude::*;
 use sudoku_ar::Error;
 use sudoku_ar::recognize::read::DigitReader;
 use sudoku_ar::video::capture::{CaptureEnd, FrameSource, Pacing};
+use sudoku_ar::video::picture::Picture;
 use sudoku_ar::video::display::{JsonLines, VideoOut};
 use sudoku_ar::video::live::{self, Options, Summary};
 
@@ -36,7 +37,7 @@ struct Fake {
 }
 
 impl FrameSource for Fake {
-    fn next_frame(&mut self) -> sudoku_ar::Result<Option<Mat>> {
+    fn next_frame(&mut self) -> sudoku_ar::Result<Option<Picture>> {
         let i = self.frame;
         self.frame += 1;
         if i >= self.frames {
@@ -54,11 +55,14 @@ impl FrameSource for Fake {
             Fault::Resize(at) if i >= at => scale = 2.0,
             Fault::Odd(at) if i == at => {
                 let size = self.page.size()?;
-                return Ok(Some(Mat::new_size_with_default(
-                    size,
-                    opencv::core::CV_8UC2,
-                    opencv::core::Scalar::all(0.0),
-                )?));
+                return Ok(Some(
+                    Mat::new_size_with_default(
+                        size,
+                        opencv::core::CV_8UC2,
+                        opencv::core::Scalar::all(0.0),
+                    )?
+                    .into(),
+                ));
             }
             _ => {}
         }
@@ -71,7 +75,7 @@ impl FrameSource for Fake {
             scale,
             imgproc::INTER_LINEAR,
         )?;
-        Ok(Some(frame))
+        Ok(Some(frame.into()))
     }
     fn fps(&self) -> f64 {
         30.0

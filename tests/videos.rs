@@ -125,13 +125,16 @@ fn full_hd_puzzle() {
 fn video_stored_turned_is_read_the_right_way_up() {
     let dir = tempfile::tempdir().expect("temp dir");
     let source = videos::videos_dir().join("steady.mp4");
-    // The rotation tag (degrees, clockwise as shown) and where a pixel of the stored 1280x720
-    // frame lands in the frame shown.
+    // The rotation tag and where a pixel of the stored 1280x720 frame lands in the frame shown,
+    // as FFmpeg shows it (`ffmpeg -i steady_90.mp4 -frames:v 1 f.png` is the stored frame
+    // turned anticlockwise, to the pixel). OpenCV 4.6 turned such files the other way, upside
+    // down (opencv/opencv#22088), and this test said so until the video was decoded by FFmpeg
+    // directly.
     type Shown = fn(f64, f64) -> [f64; 2];
     let turns: [(u32, Shown); 3] = [
-        (90, |x, y| [719.0 - y, x]),
+        (90, |x, y| [y, 1279.0 - x]),
         (180, |x, y| [1279.0 - x, 719.0 - y]),
-        (270, |x, y| [y, 1279.0 - x]),
+        (270, |x, y| [719.0 - y, x]),
     ];
     for (degrees, shown) in turns {
         let video = dir.path().join(format!("steady_{degrees}.mp4"));

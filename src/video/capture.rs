@@ -1,28 +1,26 @@
-//! Where frames come from: a video file (OpenCV) or a webcam (nokhwa), and the capture loop
-//! that feeds them to the vision thread.
+//! Where frames come from: a video file ([`crate::video::file`]) or a webcam (nokhwa), and the
+//! capture loop that feeds them to the vision thread.
 //!
 //! Two ways to hand frames on ([`Pacing`]): `EveryFrame` waits for the consumer, so a replay
 //! processes each frame in order; `NewestWins` never waits: when the consumer is busy the
 //! frame waiting in the channel is replaced by the new one and counted as dropped.
 
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 use opencv::core::Mat;
 use opencv::prelude::*;
-use opencv::videoio::{self, VideoCapture};
 
-use crate::error::io_reason;
 use crate::error::{Error, Result};
+use crate::video::picture::Picture;
 
 /// One picture from the source.
 pub struct Frame {
     /// Position in the run, from 0, counting every frame read (dropped ones too).
     pub index: u64,
-    /// BGR pixels.
-    pub image: Mat,
+    /// Its pixels.
+    pub picture: Picture,
     /// When the frame was in hand, for latency.
     pub captured: Instant,
     /// Time spent reading and decoding it.
@@ -31,123 +29,14 @@ pub struct Frame {
 
 /// Something that yields frames.
 pub trait FrameSource {
-    /// The next BGR frame; None at the end of the stream.
-    fn next_frame(&mut self) -> Result<Option<Mat>>;
+    /// The next frame; None at the end of the stream.
+    fn next_frame(&mut self) -> Result<Option<Picture>>;
     /// Frames per second the source is meant to be played at.
     fn fps(&self) -> f64;
     /// Frames in the source, when known.
     fn frame_count(&self) -> Option<u64>;
     /// For messages: the file or camera.
     fn describe(&self) -> String;
-}
-
-/// A video file, decoded by OpenCV (FFmpeg).
-pub struct VideoFile {
-    path: PathBuf,
-    capture: VideoCapture,
-    fps: f64,
-    frame_count: Option<u64>,
-    looping: bool,
-    read: u64,
-    first: Option<Mat>,
-}
-
-impl VideoFile {
-    /// Opens `path` and decodes its first frame, so that a file that is no video fails here,
-    /// with a message naming it. `looping` starts over at the end.
-    pub fn open(path: &Path, looping: bool) -> Result<VideoFile> {
-        let video_error = |reason: &str| Error::Video {
-            path: path.into(),
-            reason: reason.into(),
-        };
-        let meta = std::fs::metadata(path).map_err(|e| Error::Unreadable {
-            path: path.into(),
-            reason: io_reason(&e),
-        })?;
-        if meta.is_dir() {
-            return Err(Error::Unreadable {
-                path: path.into(),
-                reason: "is a directory".into(),
-            });
-        }
-        if meta.len() == 0 {
-            return Err(video_error("empty file, not a video"));
-        }
-        let mut capture = VideoCapture::from_file(path, videoio::CAP_FFMPEG)
-            .map_err(|e| video_error(&format!("cannot open as video: {}", e.message)))?;
-        if !capture.is_opened()? {
-            return Err(video_error(
-                "not a video OpenCV can decode (corrupt, or not a video file)",
-            ));
-        }
-        let mut first = Mat::default();
-        if !capture.read(&mut first).unwrap_or(false) || first.empty() {
-            return Err(video_error(
-                "no frame could be decoded (corrupt or empty video)",
-            ));
-        }
-        let fps = capture.get(videoio::CAP_PROP_FPS).unwrap_or(0.0);
-        let count = capture.get(videoio::CAP_PROP_FRAME_COUNT).unwrap_or(0.0);
-        Ok(VideoFile {
-            path: path.into(),
-            capture,
-            fps: if fps.is_finite() && fps > 0.0 {
-                fps
-            } else {
-                30.0
-            },
-            frame_count: (count.is_finite() && count >= 1.0).then_some(count as u64),
-            looping,
-            read: 0,
-            first: Some(first),
-        })
-    }
-}
-
-impl FrameSource for VideoFile {
-    fn next_frame(&mut self) -> Result<Option<Mat>> {
-        if let Some(first) = self.first.take() {
-            self.read += 1;
-            return Ok(Some(first));
-        }
-        let mut frame = Mat::default();
-        if self.capture.read(&mut frame)? && !frame.empty() {
-            self.read += 1;
-            return Ok(Some(frame));
-        }
-        if let Some(expected) = self.frame_count
-            && self.read + 1 < expected
-        {
-            return Err(Error::Video {
-                path: self.path.clone(),
-                reason: format!(
-                    "truncated or corrupt: only {} of {expected} frames could be decoded",
-                    self.read
-                ),
-            });
-        }
-        if self.looping && self.read > 0 {
-            self.capture.set(videoio::CAP_PROP_POS_FRAMES, 0.0)?;
-            self.read = 0;
-            if self.capture.read(&mut frame)? && !frame.empty() {
-                self.read += 1;
-                return Ok(Some(frame));
-            }
-        }
-        Ok(None)
-    }
-
-    fn fps(&self) -> f64 {
-        self.fps
-    }
-
-    fn frame_count(&self) -> Option<u64> {
-        if self.looping { None } else { self.frame_count }
-    }
-
-    fn describe(&self) -> String {
-        self.path.display().to_string()
-    }
 }
 
 /// A webcam through nokhwa, decoded to BGR.
@@ -202,7 +91,7 @@ impl Camera {
 }
 
 impl FrameSource for Camera {
-    fn next_frame(&mut self) -> Result<Option<Mat>> {
+    fn next_frame(&mut self) -> Result<Option<Picture>> {
         use nokhwa::pixel_format::RgbFormat;
         let lost = |e: nokhwa::NokhwaError| Error::Camera {
             index: self.index,
@@ -221,7 +110,7 @@ impl FrameSource for Camera {
         }
         let mut bgr = Mat::default();
         opencv::imgproc::cvt_color(&rgb_mat, &mut bgr, opencv::imgproc::COLOR_RGB2BGR, 0)?;
-        Ok(Some(bgr))
+        Ok(Some(bgr.into()))
     }
 
     fn fps(&self) -> f64 {
@@ -297,8 +186,8 @@ pub fn run(
             }
         }
         let start = Instant::now();
-        let image = match source.next_frame() {
-            Ok(Some(image)) => image,
+        let picture = match source.next_frame() {
+            Ok(Some(picture)) => picture,
             Ok(None) => break,
             Err(e) => {
                 report.end = CaptureEnd::Failed(e.to_string());
@@ -307,7 +196,7 @@ pub fn run(
         };
         let frame = Frame {
             index: report.frames,
-            image,
+            picture,
             captured: Instant::now(),
             decode: start.elapsed(),
         };
@@ -356,9 +245,9 @@ mod tests {
     struct Counter(u64);
 
     impl FrameSource for Counter {
-        fn next_frame(&mut self) -> Result<Option<Mat>> {
+        fn next_frame(&mut self) -> Result<Option<Picture>> {
             self.0 += 1;
-            Ok((self.0 <= 50).then(Mat::default))
+            Ok((self.0 <= 50).then(|| Mat::default().into()))
         }
         fn fps(&self) -> f64 {
             1000.0

@@ -12,7 +12,6 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, bounded};
-use opencv::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::recognize::read::DigitReader;
@@ -258,7 +257,7 @@ fn vision_loop(
     let mut timings = Timings::default();
     let mut failed_in_a_row = 0;
     for frame in frames {
-        let view = match vision.process(&frame.image) {
+        let view = match vision.process_picture(&frame.picture) {
             Ok(view) => {
                 failed_in_a_row = 0;
                 view
@@ -306,11 +305,8 @@ fn display_loop(
         for (mut frame, view) in views.iter() {
             let start = Instant::now();
             if want_window && window.is_none() {
-                match Window::open(
-                    "sudoku-ar",
-                    frame.image.cols() as usize,
-                    frame.image.rows() as usize,
-                ) {
+                let (width, height) = frame.picture.size();
+                match Window::open("sudoku-ar", width as usize, height as usize) {
                     Ok(w) => window = Some(w),
                     Err(e) => {
                         eprintln!("sudoku-ar: cannot open a window ({e}); running headless");
@@ -319,14 +315,19 @@ fn display_loop(
                     }
                 }
             }
-            // A frame the overlay cannot be drawn on is shown as it is: nothing drawn is safe.
-            if (window.is_some() || options.output.is_some())
-                && let Err(err) = painter.paint(&mut frame.image, &view)
-            {
-                tracing::warn!(frame = frame.index, %err, "cannot draw the overlay on a frame");
-            }
-            if let Some(out) = options.output.as_mut() {
-                out.write(&frame.image)?;
+            // Colour is made only for a frame that is shown or written.
+            let image = if window.is_some() || options.output.is_some() {
+                let image = frame.picture.bgr_mut()?;
+                // A frame the overlay cannot be drawn on is shown as it is: nothing drawn is safe.
+                if let Err(err) = painter.paint(image, &view) {
+                    tracing::warn!(frame = frame.index, %err, "cannot draw the overlay on a frame");
+                }
+                Some(&*image)
+            } else {
+                None
+            };
+            if let (Some(out), Some(image)) = (options.output.as_mut(), image) {
+                out.write(image)?;
             }
             if let Some(jsonl) = options.jsonl.as_mut() {
                 jsonl.write(&JsonFrame::new(frame.index, &view))?;
@@ -339,8 +340,8 @@ fn display_loop(
                 }
             });
             let latency = frame.captured.elapsed();
-            if let Some(w) = window.as_mut()
-                && w.show(&frame.image, state, latency.as_secs_f64() * 1000.0)? == Request::Quit
+            if let (Some(w), Some(image)) = (window.as_mut(), image)
+                && w.show(image, state, latency.as_secs_f64() * 1000.0)? == Request::Quit
             {
                 stop.store(true, Ordering::Relaxed);
                 timings.display.push(start.elapsed());
@@ -366,7 +367,8 @@ fn display_loop(
 
 #[cfg(test)]
 mod tests {
-    use opencv::core::{CV_8UC2, Scalar};
+    use opencv::core::{CV_8UC2, Mat, Scalar};
+    use opencv::prelude::*;
 
     use super::*;
 
@@ -391,7 +393,7 @@ mod tests {
             frame_tx
                 .send(Frame {
                     index,
-                    image,
+                    picture: image.into(),
                     captured,
                     decode,
                 })

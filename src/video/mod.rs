@@ -1,4 +1,5 @@
-//! Live video: [`capture`] (video files and webcams) feeds frames to [`vision`] (find the grid,
+//! Live video: [`capture`] (video [`file`]s and webcams) feeds frames, each a [`picture`] made
+//! gray or colour when asked, to [`vision`] (find the grid,
 //! follow it with [`track`], recognize and solve its puzzle once with [`crate::recognize`],
 //! tell puzzles seen before with [`known`]; each grid followed is a [`tracked`] track, which
 //! says where the solution may be drawn),
@@ -7,8 +8,10 @@
 
 pub mod capture;
 pub mod display;
+pub mod file;
 pub mod known;
 pub mod live;
+pub mod picture;
 pub mod several;
 pub mod track;
 pub mod tracked;

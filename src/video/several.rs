@@ -14,6 +14,7 @@ use opencv::core::Mat;
 use crate::error::Result;
 use crate::geometry::Quad;
 use crate::raster::gray_of;
+use crate::video::picture::Picture;
 use crate::recognize::detect::{self, Ink};
 use crate::recognize::read::DigitReader;
 use crate::video::vision::{FrameView, Vision};
@@ -74,7 +75,17 @@ impl Visions {
     /// the others solved in `others`.
     pub fn process(&mut self, frame: &Mat) -> Result<FrameView> {
         let start = Instant::now();
-        let gray = gray_of(frame)?;
+        self.process_gray(&gray_of(frame)?, start)
+    }
+
+    /// As [`Visions::process`], a frame as its source gave it.
+    pub fn process_picture(&mut self, frame: &Picture) -> Result<FrameView> {
+        let start = Instant::now();
+        self.process_gray(&frame.gray()?, start)
+    }
+
+    /// Finds or follows every puzzle in a frame in gray, which came `start`.
+    fn process_gray(&mut self, gray: &Mat, start: Instant) -> Result<FrameView> {
         // The first puzzle lost while another is followed solved: that one is followed as the
         // first (not found again by the first stage and read again, while its own lets go).
         if !self.first.is_following()
@@ -86,7 +97,7 @@ impl Visions {
         // not to one another stage follows (and draws) already.
         self.first
             .leave_alone(std::mem::take(&mut self.followed_by_others));
-        let mut view = self.first.process_gray(&gray)?;
+        let mut view = self.first.process_gray(gray)?;
         let mut followed: Vec<Quad> = view.puzzle.iter().map(|p| p.quad).collect();
         let by_first = followed.len();
         // With nothing followed, the first stage searches the whole frame alone; a search for
@@ -102,7 +113,7 @@ impl Visions {
             self.since_look = 0;
             self.keep_one_looking();
         }
-        self.follow_others(&gray, &mut followed, &mut view, look)?;
+        self.follow_others(gray, &mut followed, &mut view, look)?;
         self.followed_by_others = followed.split_off(by_first);
         view.times.total = start.elapsed();
         Ok(view)

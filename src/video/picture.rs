@@ -1,0 +1,194 @@
+//! A frame's pixels as its source gave them: BGR from a camera, or a video file's decoded
+//! planes. The vision stage asks for gray and the display for colour, and each is made only
+//! when asked: a decoded frame's gray is its luma plane, and a replay that draws nothing never
+//! makes colour. (Through OpenCV's `VideoCapture` every 1080p frame was turned into BGR, and
+//! the vision stage turned it back into gray.)
+
+use ffmpeg_next::format::Pixel;
+use ffmpeg_next::frame;
+use ffmpeg_next::software::scaling;
+use ffmpeg_next::util::color::Range;
+use opencv::core::{self, CV_8UC1, CV_8UC3, Mat, Rect};
+use opencv::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::raster::{brightened, gray_of};
+
+/// One frame's pixels.
+pub struct Picture(Pixels);
+
+enum Pixels {
+    Bgr(Mat),
+    Decoded { frame: frame::Video, turn: Turn },
+}
+
+/// How a stored video frame is turned to stand upright, as its file's display matrix says
+/// (a phone held sideways stores its frames turned).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Turn {
+    Upright,
+    Clockwise,
+    HalfWay,
+    Anticlockwise,
+}
+
+impl Turn {
+    /// The turn for a display matrix's rotation, `degrees` anticlockwise (FFmpeg's
+    /// `av_display_rotation_get`); a matrix that is no quarter turn is taken as none.
+    pub fn from_anticlockwise(degrees: f64) -> Turn {
+        match (-degrees).round().rem_euclid(360.0) as i32 {
+            90 => Turn::Clockwise,
+            180 => Turn::HalfWay,
+            270 => Turn::Anticlockwise,
+            _ => Turn::Upright,
+        }
+    }
+
+    fn apply(self, image: Mat) -> Result<Mat> {
+        let code = match self {
+            Turn::Upright => return Ok(image),
+            Turn::Clockwise => core::ROTATE_90_CLOCKWISE,
+            Turn::HalfWay => core::ROTATE_180,
+            Turn::Anticlockwise => core::ROTATE_90_COUNTERCLOCKWISE,
+        };
+        let mut turned = Mat::default();
+        core::rotate(&image, &mut turned, code)?;
+        Ok(turned)
+    }
+}
+
+impl From<Mat> for Picture {
+    /// A BGR image.
+    fn from(bgr: Mat) -> Picture {
+        Picture(Pixels::Bgr(bgr))
+    }
+}
+
+impl Picture {
+    /// A frame as a video decoder gave it, to be shown turned by `turn`.
+    pub fn decoded(frame: frame::Video, turn: Turn) -> Picture {
+        Picture(Pixels::Decoded { frame, turn })
+    }
+
+    /// Width and height as shown.
+    pub fn size(&self) -> (i32, i32) {
+        match &self.0 {
+            Pixels::Bgr(bgr) => (bgr.cols(), bgr.rows()),
+            Pixels::Decoded { frame, turn } => {
+                let (w, h) = (frame.width() as i32, frame.height() as i32);
+                match turn {
+                    Turn::Clockwise | Turn::Anticlockwise => (h, w),
+                    Turn::Upright | Turn::HalfWay => (w, h),
+                }
+            }
+        }
+    }
+
+    /// The picture in gray as [`gray_of`] makes it from BGR: a decoded frame's luma, stretched
+    /// from video range (16-235) to 0-255 as the conversion to BGR stretched it.
+    pub fn gray(&self) -> Result<Mat> {
+        match &self.0 {
+            Pixels::Bgr(bgr) => Ok(gray_of(bgr)?),
+            Pixels::Decoded { frame, turn } => {
+                let gray = match luma_of(frame)? {
+                    Some(luma) => luma,
+                    None => gray_of(&bgr_of(frame)?)?,
+                };
+                Ok(brightened(turn.apply(gray)?)?)
+            }
+        }
+    }
+
+    /// The picture in BGR, to draw on; a decoded frame is converted once, here.
+    pub fn bgr_mut(&mut self) -> Result<&mut Mat> {
+        if let Pixels::Decoded { frame, turn } = &self.0 {
+            let bgr = turn.apply(bgr_of(frame)?)?;
+            self.0 = Pixels::Bgr(bgr);
+        }
+        match &mut self.0 {
+            Pixels::Bgr(bgr) => Ok(bgr),
+            Pixels::Decoded { .. } => unreachable!("converted just above"),
+        }
+    }
+}
+
+/// The luma plane of a frame whose first plane is 8-bit luma, full range; None for other
+/// pixel formats (10-bit, RGB...).
+fn luma_of(frame: &frame::Video) -> Result<Option<Mat>> {
+    let Some(full_range) = luma_range(frame.format(), frame.color_range()) else {
+        return Ok(None);
+    };
+    let (width, height) = (frame.width() as i32, frame.height() as i32);
+    let stride = i32::try_from(frame.stride(0)).map_err(|_| odd_frame("too wide"))?;
+    let rows = Mat::new_rows_cols_with_data(height, stride, frame.data(0))?;
+    let plane = rows.roi(Rect::new(0, 0, width, height))?;
+    let mut gray = Mat::default();
+    if full_range {
+        plane.copy_to(&mut gray)?;
+    } else {
+        // Video range: black at 16, white at 235.
+        let gain = 255.0 / 219.0;
+        plane.convert_to(&mut gray, CV_8UC1, gain, -16.0 * gain)?;
+    }
+    Ok(Some(gray))
+}
+
+/// For a pixel format whose first plane is 8-bit luma: whether it spans 0-255 (else 16-235).
+fn luma_range(format: Pixel, range: Range) -> Option<bool> {
+    let full = range == Range::JPEG;
+    match format {
+        Pixel::YUVJ420P | Pixel::YUVJ422P | Pixel::YUVJ444P | Pixel::YUVJ440P | Pixel::GRAY8 => {
+            Some(true)
+        }
+        Pixel::YUV420P
+        | Pixel::YUV422P
+        | Pixel::YUV444P
+        | Pixel::YUV440P
+        | Pixel::YUV411P
+        | Pixel::YUV410P
+        | Pixel::YUVA420P
+        | Pixel::NV12
+        | Pixel::NV21
+        | Pixel::NV16 => Some(full),
+        _ => None,
+    }
+}
+
+/// The frame in BGR, converted as OpenCV's `VideoCapture` converted it (swscale, bicubic).
+fn bgr_of(frame: &frame::Video) -> Result<Mat> {
+    let (width, height) = (frame.width(), frame.height());
+    let mut scaler = scaling::Context::get(
+        frame.format(),
+        width,
+        height,
+        Pixel::BGR24,
+        width,
+        height,
+        scaling::Flags::BICUBIC,
+    )
+    .map_err(|e| odd_frame(&format!("cannot convert to colour: {e}")))?;
+    let mut converted = frame::Video::empty();
+    scaler
+        .run(frame, &mut converted)
+        .map_err(|e| odd_frame(&format!("cannot convert to colour: {e}")))?;
+    let row = width as usize * 3;
+    let stride = converted.stride(0);
+    let mut bgr = Mat::new_rows_cols_with_default(
+        height as i32,
+        width as i32,
+        CV_8UC3,
+        core::Scalar::all(0.0),
+    )?;
+    let pixels = bgr.data_bytes_mut()?;
+    for (to, from) in pixels
+        .chunks_exact_mut(row)
+        .zip(converted.data(0).chunks(stride))
+    {
+        to.copy_from_slice(&from[..row]);
+    }
+    Ok(bgr)
+}
+
+fn odd_frame(reason: &str) -> Error {
+    Error::Pipeline(format!("a decoded video frame: {reason}"))
+}
