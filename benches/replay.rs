@@ -126,13 +126,10 @@ fn stage_costs(video: &Path) {
     opencv::core::set_num_threads(-1).expect("set OpenCV threads");
     let mut detect = Vec::new();
     // Full detection on every frame, as when nothing is tracked.
-    for frame in frames.iter().step_by(5) {
-        let mut gray = opencv::core::Mat::default();
-        opencv::imgproc::cvt_color(frame, &mut gray, opencv::imgproc::COLOR_BGR2GRAY, 0)
-            .expect("gray");
+    for gray in frames.iter().step_by(5) {
         let start = Instant::now();
         let _ = sudoku_ar::recognize::detect::find_grid(
-            &gray,
+            gray,
             sudoku_ar::recognize::detect::Look::OneOfMany,
         )
         .expect("detect");

@@ -12,9 +12,9 @@ use opencv::prelude::*;
 use sudoku_ar::Error;
 use sudoku_ar::recognize::read::DigitReader;
 use sudoku_ar::video::capture::{CaptureEnd, FrameSource, Pacing};
-use sudoku_ar::video::picture::Picture;
 use sudoku_ar::video::display::{JsonLines, VideoOut};
 use sudoku_ar::video::live::{self, Options, Summary};
+use sudoku_ar::video::picture::Picture;
 
 /// What the fake source does, and from which frame.
 #[derive(Clone, Copy)]

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 
 use sudoku_ar::recognize::read::DigitReader;
 use sudoku_ar::video::capture::{Camera, CaptureEnd, FrameSource, Pacing};
-use sudoku_ar::video::file::VideoFile;
 use sudoku_ar::video::display::{JsonLines, VideoOut};
+use sudoku_ar::video::file::VideoFile;
 use sudoku_ar::video::live::{self, Options, Summary};
 
 /// Output shared by both commands.

@@ -67,8 +67,9 @@ impl VideoFile {
             .streams()
             .best(media::Type::Video)
             .ok_or_else(|| video_error("not a video: the file holds no video stream"))?;
-        let mut context = ffmpeg_next::codec::context::Context::from_parameters(stream.parameters())
-            .map_err(|e| video_error(&format!("cannot decode its video: {e}")))?;
+        let mut context =
+            ffmpeg_next::codec::context::Context::from_parameters(stream.parameters())
+                .map_err(|e| video_error(&format!("cannot decode its video: {e}")))?;
         context.set_threading(threading::Config {
             kind: threading::Type::Frame,
             count: DECODING_THREADS,
@@ -137,12 +138,10 @@ impl VideoFile {
 
     /// Back to the first frame.
     fn rewind(&mut self) -> Result<()> {
-        self.input
-            .seek(0, ..1)
-            .map_err(|e| Error::Video {
-                path: self.path.clone(),
-                reason: format!("cannot go back to its start: {e}"),
-            })?;
+        self.input.seek(0, ..1).map_err(|e| Error::Video {
+            path: self.path.clone(),
+            reason: format!("cannot go back to its start: {e}"),
+        })?;
         self.decoder.flush();
         self.input_ended = false;
         self.read = 0;

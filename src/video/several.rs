@@ -14,9 +14,9 @@ use opencv::core::Mat;
 use crate::error::Result;
 use crate::geometry::Quad;
 use crate::raster::gray_of;
-use crate::video::picture::Picture;
 use crate::recognize::detect::{self, Ink};
 use crate::recognize::read::DigitReader;
+use crate::video::picture::Picture;
 use crate::video::vision::{FrameView, Vision};
 
 /// The most puzzles followed at once besides the first: a book's double page holds up to
