@@ -112,25 +112,35 @@ impl Picture {
     }
 }
 
-/// The luma plane of a frame whose first plane is 8-bit luma, full range; None for other
-/// pixel formats (10-bit, RGB...).
+/// The luma plane of a frame whose first plane is luma ([`luma_levels`]), stretched to 0-255;
+/// None for other pixel formats (RGB, big-endian...), or a plane not laid out as expected.
 fn luma_of(frame: &frame::Video) -> Result<Option<Mat>> {
-    let Some(full_range) = luma_range(frame.format(), frame.color_range()) else {
+    let Some(levels) = luma_levels(frame.format(), frame.color_range()) else {
         return Ok(None);
     };
     let (width, height) = (frame.width() as i32, frame.height() as i32);
-    let stride = i32::try_from(frame.stride(0)).map_err(|_| odd_frame("too wide"))?;
-    let rows = Mat::new_rows_cols_with_data(height, stride, frame.data(0))?;
-    let plane = rows.roi(Rect::new(0, 0, width, height))?;
-    let mut gray = Mat::default();
-    if full_range {
-        plane.copy_to(&mut gray)?;
+    let bytes = frame.data(0);
+    let stride = frame.stride(0);
+    let rows = if levels.deep {
+        // Samples of 16 bits, in the machine's order (the formats taken are little-endian).
+        let Ok(samples) = bytemuck::try_cast_slice::<u8, u16>(bytes) else {
+            return Ok(None);
+        };
+        Mat::new_rows_cols_with_data(height, (stride / 2) as i32, samples)?
     } else {
-        // Video range: black at 16, white at 235. Less [`SWSCALE_DARKER`], as the vision
-        // stage's gray levels were set on frames that went through swscale's BGR.
-        let gain = 255.0 / 219.0;
-        plane.convert_to(&mut gray, CV_8UC1, gain, -16.0 * gain - SWSCALE_DARKER)?;
-    }
+        Mat::new_rows_cols_with_data(height, stride as i32, bytes)?
+    };
+    let plane = rows.roi(Rect::new(0, 0, width, height))?;
+    let gain = 255.0 / (levels.white - levels.black);
+    // Video range, less what swscale's BGR loses: the vision stage's gray levels were set on
+    // frames that went through it.
+    let darker = match (levels.full, levels.deep) {
+        (true, _) => 0.0,
+        (false, false) => SWSCALE_DARKER,
+        (false, true) => SWSCALE_DARKER_DEEP,
+    };
+    let mut gray = Mat::default();
+    plane.convert_to(&mut gray, CV_8UC1, gain, -levels.black * gain - darker)?;
     Ok(Some(gray))
 }
 
@@ -138,13 +148,28 @@ fn luma_of(frame: &frame::Video) -> Result<Option<Mat>> {
 /// gray, on average: 1.43 and 1.45 levels on the first frames of `hd.mp4` and `steady.mp4`
 /// (its fast conversion rounds down). Taken off, the two grays differ by 0.13-0.18 levels.
 const SWSCALE_DARKER: f64 = 1.4;
+/// The same for 10-bit frames: 0.28 and 0.77 levels on colour bars and on `hd.mp4` re-encoded
+/// in 10-bit HEVC (its conversion from 10 bits rounds otherwise).
+const SWSCALE_DARKER_DEEP: f64 = 0.5;
 
-/// For a pixel format whose first plane is 8-bit luma: whether it spans 0-255 (else 16-235).
-fn luma_range(format: Pixel, range: Range) -> Option<bool> {
-    let full = range == Range::JPEG;
-    match format {
+/// Where black and white lie in a luma plane.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Levels {
+    /// Samples of 16 bits, else 8.
+    deep: bool,
+    /// Black at the lowest sample value, white at the highest (JPEG's range).
+    full: bool,
+    black: f64,
+    white: f64,
+}
+
+/// Where black and white lie in the first plane of a frame of `format`, when that plane is
+/// luma: 8-bit, 10- or 12-bit in the low bits of 16 (phones' HDR and HEVC videos), or 10-bit in
+/// the high bits (P010); video range (16-235 in 8 bits) unless `range` or the format says full.
+fn luma_levels(format: Pixel, range: Range) -> Option<Levels> {
+    let (bits, deep, full_format) = match format {
         Pixel::YUVJ420P | Pixel::YUVJ422P | Pixel::YUVJ444P | Pixel::YUVJ440P | Pixel::GRAY8 => {
-            Some(true)
+            (8, false, true)
         }
         Pixel::YUV420P
         | Pixel::YUV422P
@@ -155,9 +180,25 @@ fn luma_range(format: Pixel, range: Range) -> Option<bool> {
         | Pixel::YUVA420P
         | Pixel::NV12
         | Pixel::NV21
-        | Pixel::NV16 => Some(full),
-        _ => None,
-    }
+        | Pixel::NV16 => (8, false, false),
+        Pixel::YUV420P10LE | Pixel::YUV422P10LE | Pixel::YUV444P10LE => (10, true, false),
+        Pixel::YUV420P12LE | Pixel::YUV422P12LE | Pixel::YUV444P12LE => (12, true, false),
+        Pixel::P010LE | Pixel::P016LE => (16, true, false),
+        _ => return None,
+    };
+    let full = full_format || range == Range::JPEG;
+    let unit = f64::from(1u32 << (bits - 8));
+    let (black, white) = if full {
+        (0.0, f64::from((1u32 << bits) - 1))
+    } else {
+        (16.0 * unit, 235.0 * unit)
+    };
+    Some(Levels {
+        deep,
+        full,
+        black,
+        white,
+    })
 }
 
 /// The frame in BGR, converted as OpenCV's `VideoCapture` converted it (swscale, bicubic).
@@ -220,25 +261,66 @@ mod tests {
         (0..a.channels() as usize).map(|c| mean[c]).sum::<f64>() / f64::from(a.channels())
     }
 
-    /// The gray and the colour of a decoded frame are those OpenCV's own decoding gives (the
-    /// vision stage's thresholds were set on them): colour to the level, gray within a third of
-    /// a level on average (it skips the round trip through BGR and its rounding).
-    #[test]
-    fn a_decoded_frame_is_the_frame_opencv_decodes() {
-        let path = video("hd.mp4");
+    /// Gray and colour levels apart, on average, between the first frames of `path` as decoded
+    /// here and as OpenCV's own decoding gives them (the vision stage's thresholds were set on
+    /// those).
+    fn apart_from_opencv(path: &std::path::Path) -> (f64, f64) {
         let mut capture = VideoCapture::from_file(path.to_str().unwrap(), CAP_FFMPEG).unwrap();
-        let mut ours = VideoFile::open(&path, false).unwrap();
+        let mut ours = VideoFile::open(path, false).unwrap();
+        let (mut gray, mut colour) = (0.0f64, 0.0f64);
         for _ in 0..3 {
             let mut theirs = Mat::default();
             assert!(capture.read(&mut theirs).unwrap());
             let mut picture = ours.next_frame().unwrap().unwrap();
             assert_eq!(picture.size(), (theirs.cols(), theirs.rows()));
-            let gray = picture.gray().unwrap();
-            let by_gray = mean_difference(&gray, &gray_of(&theirs).unwrap());
-            assert!(by_gray < 0.35, "gray {by_gray:.2} levels apart");
-            let by_colour = mean_difference(picture.bgr_mut().unwrap(), &theirs);
-            assert!(by_colour < 0.05, "colour {by_colour:.3} levels apart");
+            let their_gray = gray_of(&theirs).unwrap();
+            gray = gray.max(mean_difference(&picture.gray().unwrap(), &their_gray));
+            colour = colour.max(mean_difference(picture.bgr_mut().unwrap(), &theirs));
         }
+        (gray, colour)
+    }
+
+    /// Colour to the level, gray within a third of a level (it skips the round trip through
+    /// BGR and its rounding).
+    #[test]
+    fn a_decoded_frame_is_the_frame_opencv_decodes() {
+        let (gray, colour) = apart_from_opencv(&video("hd.mp4"));
+        assert!(gray < 0.35, "gray {gray:.2} levels apart");
+        assert!(colour < 0.05, "colour {colour:.3} levels apart");
+    }
+
+    /// A phone's 10-bit video (HEVC), in colour bars: its gray too is taken from the luma plane,
+    /// within a level (swscale dithers 10 bits down to 8: 0.8 levels apart on average, 0.2 by
+    /// the signed mean).
+    #[test]
+    fn a_ten_bit_frame_is_the_frame_opencv_decodes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bars.mp4");
+        let made = std::process::Command::new("ffmpeg")
+            .args([
+                "-v",
+                "error",
+                "-f",
+                "lavfi",
+                "-i",
+                "testsrc2=size=640x360:rate=30",
+            ])
+            .args([
+                "-frames:v",
+                "3",
+                "-c:v",
+                "libx265",
+                "-pix_fmt",
+                "yuv420p10le",
+            ])
+            .args(["-x265-params", "log-level=error"])
+            .arg(&path)
+            .status()
+            .expect("run ffmpeg (installed by .ci/setup)");
+        assert!(made.success());
+        let (gray, colour) = apart_from_opencv(&path);
+        assert!(gray < 1.0, "gray {gray:.2} levels apart");
+        assert!(colour < 0.05, "colour {colour:.3} levels apart");
     }
 
     #[test]
