@@ -66,6 +66,24 @@ fn bad_video_files_are_one_line_errors_naming_the_file() {
     }
 }
 
+/// FFmpeg takes a name as a URL: "concat:take.mp4" in the folder at hand named its concat
+/// protocol, and the file was "not a video" (through OpenCV too).
+#[test]
+fn a_video_named_like_a_protocol_is_read_as_the_file_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(video("steady.mp4"), dir.path().join("concat:take.mp4")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_sudoku-ar"))
+        .args(["replay", "--headless", "--frames", "5", "concat:take.mp4"])
+        .current_dir(dir.path())
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run sudoku-ar");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("5 frames"), "{}", stderr(&out));
+}
+
 #[test]
 fn truncated_video_keeps_what_was_read_and_says_so() {
     let dir = tempfile::tempdir().unwrap();

@@ -57,7 +57,12 @@ impl VideoFile {
         }
         // FFmpeg's own messages would break the one-line errors; ours name the file.
         ffmpeg_next::util::log::set_level(ffmpeg_next::util::log::Level::Quiet);
-        let input = ffmpeg_next::format::input(path).map_err(|e| match e {
+        // FFmpeg takes a file name as UTF-8, and as a URL: "file:" keeps a name with a colon
+        // in it from being taken for another protocol.
+        let name = path.to_str().ok_or_else(|| {
+            video_error("a file name that is not UTF-8 cannot be given to FFmpeg")
+        })?;
+        let input = ffmpeg_next::format::input(&format!("file:{name}")).map_err(|e| match e {
             ffmpeg_next::Error::InvalidData => {
                 video_error("not a video FFmpeg can decode (corrupt, or not a video file)")
             }
@@ -234,6 +239,20 @@ mod tests {
 
     fn matrix(entries: [i32; 9]) -> Vec<u8> {
         entries.iter().flat_map(|e| e.to_ne_bytes()).collect()
+    }
+
+    #[test]
+    fn a_file_name_that_is_not_utf8_is_refused_without_a_panic() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let steady = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testvideos/steady.mp4");
+        let bytes = std::fs::read(steady).unwrap();
+        let latin1 = dir.path().join(std::ffi::OsStr::from_bytes(b"caf\xe9.mp4"));
+        std::fs::write(&latin1, &bytes).unwrap();
+        let Err(err) = VideoFile::open(&latin1, false) else {
+            panic!("a name that is not UTF-8 is opened?");
+        };
+        assert!(err.to_string().contains("UTF-8"), "{err}");
     }
 
     #[test]
