@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use opencv::core::{Mat, Vector};
+use opencv::core::{self, Mat, Vector};
 use opencv::imgcodecs;
 use opencv::prelude::*;
 
@@ -52,6 +52,7 @@ fn decoded(path: &Path, bytes: &[u8]) -> Result<Mat> {
         }
         _ => first_frame_of(bytes)?.ok_or_else(|| Error::NotAnImage { path: path.into() })?,
     };
+    let image = upright_webp(bytes, image)?;
     if image.cols() < MIN_SIDE || image.rows() < MIN_SIDE {
         return Err(Error::TooSmall {
             path: path.into(),
@@ -155,13 +156,57 @@ fn transparent_laid_down(bytes: &[u8], color: &Mat) -> Result<Option<Mat>> {
     laid_down(bgra.cols() as usize, bgra.rows() as usize, &rgba).map(Some)
 }
 
+fn is_webp(bytes: &[u8]) -> bool {
+    bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP"
+}
+
+/// A WebP picture turned as its EXIF orientation says, as a browser shows it: OpenCV turns a
+/// JPEG by its orientation, not a WebP (a phone's photo saved as WebP was read lying on its
+/// side, its corners given in the sideways picture). Any other picture as it is.
+fn upright_webp(bytes: &[u8], image: Mat) -> Result<Mat> {
+    use image::ImageDecoder;
+    use image::metadata::Orientation;
+    if !is_webp(bytes) {
+        return Ok(image);
+    }
+    let exif = image::codecs::webp::WebPDecoder::new(std::io::Cursor::new(bytes))
+        .and_then(|mut decoder| decoder.exif_metadata())
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    // The chunk holds the EXIF's TIFF structure; some writers put JPEG's "Exif" header first.
+    let tiff = exif.strip_prefix(b"Exif\0\0").unwrap_or(&exif);
+    let (rotate, flip) = match Orientation::from_exif_chunk(tiff) {
+        None | Some(Orientation::NoTransforms) => return Ok(image),
+        Some(Orientation::Rotate90) => (Some(core::ROTATE_90_CLOCKWISE), None),
+        Some(Orientation::Rotate180) => (Some(core::ROTATE_180), None),
+        Some(Orientation::Rotate270) => (Some(core::ROTATE_90_COUNTERCLOCKWISE), None),
+        Some(Orientation::FlipHorizontal) => (None, Some(1)),
+        Some(Orientation::FlipVertical) => (None, Some(0)),
+        Some(Orientation::Rotate90FlipH) => (Some(core::ROTATE_90_CLOCKWISE), Some(1)),
+        Some(Orientation::Rotate270FlipH) => (Some(core::ROTATE_90_COUNTERCLOCKWISE), Some(1)),
+    };
+    let mut image = image;
+    if let Some(code) = rotate {
+        let mut turned = Mat::default();
+        core::rotate(&image, &mut turned, code)?;
+        image = turned;
+    }
+    if let Some(code) = flip {
+        let mut flipped = Mat::default();
+        core::flip(&image, &mut flipped, code)?;
+        image = flipped;
+    }
+    Ok(image)
+}
+
 /// The first frame of a GIF or animated WebP picture as BGR, laid down as [`laid_down`] does
 /// (a puzzle saved from a web page or a chat); None for bytes that are neither. The Debian
 /// OpenCV decodes neither (a still WebP it does).
 fn first_frame_of(bytes: &[u8]) -> Result<Option<Mat>> {
     let format = if bytes.starts_with(b"GIF8") {
         image::ImageFormat::Gif
-    } else if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
+    } else if is_webp(bytes) {
         image::ImageFormat::WebP
     } else {
         return Ok(None);
@@ -217,6 +262,57 @@ fn light_where_opaque(rgba: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A WebP stored turned, with the EXIF orientation that turns it back (as the EXIF's TIFF
+    /// structure alone, or after JPEG's "Exif" header), is loaded as it is shown.
+    #[test]
+    fn a_webp_is_turned_by_its_exif_orientation() {
+        use image::ImageEncoder;
+        let bundled = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/photos/newspaper.jpg");
+        let upright = load_image(Path::new(bundled)).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let turns = [
+            (core::ROTATE_90_COUNTERCLOCKWISE, 6u8, &b""[..]),
+            (core::ROTATE_180, 3, &b"Exif\0\0"[..]),
+            (core::ROTATE_90_CLOCKWISE, 8, &b""[..]),
+        ];
+        for (stored_turn, tag, header) in turns {
+            let mut stored = Mat::default();
+            core::rotate(&upright, &mut stored, stored_turn).unwrap();
+            let mut rgb = Mat::default();
+            opencv::imgproc::cvt_color(&stored, &mut rgb, opencv::imgproc::COLOR_BGR2RGB, 0)
+                .unwrap();
+            let mut exif = header.to_vec();
+            exif.extend([
+                b'I', b'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 1, 3, 0, 1, 0, 0, 0,
+            ]);
+            exif.extend([tag, 0, 0, 0, 0, 0, 0, 0]);
+            let mut bytes = Vec::new();
+            let mut encoder = image::codecs::webp::WebPEncoder::new_lossless(&mut bytes);
+            encoder.set_exif_metadata(exif).unwrap();
+            let (w, h) = (rgb.cols() as u32, rgb.rows() as u32);
+            encoder
+                .write_image(
+                    rgb.data_bytes().unwrap(),
+                    w,
+                    h,
+                    image::ExtendedColorType::Rgb8,
+                )
+                .unwrap();
+            let path = dir.path().join(format!("turned{tag}.webp"));
+            std::fs::write(&path, bytes).unwrap();
+            let loaded = load_image(&path).unwrap();
+            assert_eq!(loaded.size().unwrap(), upright.size().unwrap(), "tag {tag}");
+            let mut difference = Mat::default();
+            core::absdiff(&loaded, &upright, &mut difference).unwrap();
+            let off = core::sum_elems(&difference).unwrap();
+            assert_eq!(
+                off[0] + off[1] + off[2],
+                0.0,
+                "tag {tag}: not the picture shown"
+            );
+        }
+    }
 
     #[test]
     fn missing_empty_and_garbage_files_are_named_errors() {
