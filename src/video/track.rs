@@ -83,6 +83,14 @@ pub fn track(
     image_from_grid: &Homography,
     predicted: &Homography,
 ) -> Result<Option<Tracked>> {
+    // A frame of another size (a camera or a video switching resolution): where the grid lay in
+    // the last frame's pixels says nothing of where it lies in this one's, and the flow, asked
+    // there, held it where it was (drawn a quarter of the grid off on a 1280x720 video going
+    // on at 960x540).
+    if previous.small.size()? != current.small.size()? || previous.scale != current.scale {
+        tracing::debug!("the frame changed size");
+        return Ok(None);
+    }
     let width = current.small.cols() as f32;
     let height = current.small.rows() as f32;
     let small_from_image = Homography::scaling(1.0 / current.scale);
@@ -1144,6 +1152,60 @@ mod tests {
         let mut found = Vector::<Point2f>::new();
         let status = flow(&image, &image, &Vector::new(), &mut found, 21, 2).unwrap();
         assert!(status.is_empty() && found.is_empty());
+    }
+
+    /// A grid followed from a 1280x720 frame to the same frame at 960x540 is lost, not held at
+    /// its old pixels; to the same frame again it is followed.
+    #[test]
+    fn a_grid_is_not_followed_onto_a_frame_of_another_size() {
+        let mut frame =
+            Mat::new_rows_cols_with_default(720, 1280, opencv::core::CV_8U, Scalar::all(200.0))
+                .unwrap();
+        let (left, top, cell) = (400, 120, 50);
+        for i in 0..10 {
+            let at = |origin: i32| origin + i * cell;
+            let thick = if i % 3 == 0 { 3 } else { 1 };
+            let (a, b) = (
+                Point::new(at(left), top),
+                Point::new(at(left), top + 9 * cell),
+            );
+            imgproc::line(
+                &mut frame,
+                a,
+                b,
+                Scalar::all(40.0),
+                thick,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
+            let (a, b) = (
+                Point::new(left, at(top)),
+                Point::new(left + 9 * cell, at(top)),
+            );
+            imgproc::line(
+                &mut frame,
+                a,
+                b,
+                Scalar::all(40.0),
+                thick,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
+        }
+        let (l, t, side) = (f64::from(left), f64::from(top), f64::from(9 * cell));
+        let corners = [[l, t], [l + side, t], [l + side, t + side], [l, t + side]];
+        let image_from_grid = Homography::from_quads(&Quad::UNIT, &Quad(corners)).unwrap();
+        let mut smaller = Mat::default();
+        let size = Size::new(960, 540);
+        imgproc::resize(&frame, &mut smaller, size, 0.0, 0.0, imgproc::INTER_AREA).unwrap();
+        let before = TrackFrame::new(&frame).unwrap();
+        let same = TrackFrame::new(&frame).unwrap();
+        let resized = TrackFrame::new(&smaller).unwrap();
+        let h = &image_from_grid;
+        assert!(track(&before, &same, h, h).unwrap().is_some(), "followed");
+        assert!(track(&before, &resized, h, h).unwrap().is_none(), "lost");
     }
 
     /// Cell levels of a page: paper at 200, a faint digit's middle at 170 in the cells listed.
