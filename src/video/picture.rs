@@ -9,6 +9,7 @@ use ffmpeg_next::frame;
 use ffmpeg_next::software::scaling;
 use ffmpeg_next::util::color::Range;
 use opencv::core::{self, CV_8UC1, CV_8UC3, Mat, Rect};
+use opencv::imgproc;
 use opencv::prelude::*;
 
 use crate::error::{Error, Result};
@@ -92,7 +93,12 @@ impl Picture {
             Pixels::Decoded { frame, turn } => {
                 let gray = match luma_of(frame)? {
                     Some(luma) => luma,
-                    None => gray_of(&bgr_of(frame)?)?,
+                    None => {
+                        let mut gray = Mat::default();
+                        let bgr = bgr_of(frame)?;
+                        imgproc::cvt_color(&bgr, &mut gray, imgproc::COLOR_BGR2GRAY, 0)?;
+                        gray
+                    }
                 };
                 Ok(brightened(turn.apply(gray)?)?)
             }
@@ -289,13 +295,9 @@ mod tests {
         assert!(colour < 0.05, "colour {colour:.3} levels apart");
     }
 
-    /// A phone's 10-bit video (HEVC), in colour bars: its gray too is taken from the luma plane,
-    /// within a level (swscale dithers 10 bits down to 8: 0.8 levels apart on average, 0.2 by
-    /// the signed mean).
-    #[test]
-    fn a_ten_bit_frame_is_the_frame_opencv_decodes() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("bars.mp4");
+    /// Three frames of FFmpeg's colour bars, made into `name` in `dir` with `args`.
+    fn bars(dir: &std::path::Path, name: &str, args: &[&str]) -> std::path::PathBuf {
+        let path = dir.join(name);
         let made = std::process::Command::new("ffmpeg")
             .args([
                 "-v",
@@ -305,21 +307,36 @@ mod tests {
                 "-i",
                 "testsrc2=size=640x360:rate=30",
             ])
-            .args([
-                "-frames:v",
-                "3",
-                "-c:v",
-                "libx265",
-                "-pix_fmt",
-                "yuv420p10le",
-            ])
-            .args(["-x265-params", "log-level=error"])
+            .args(["-frames:v", "3"])
+            .args(args)
             .arg(&path)
             .status()
             .expect("run ffmpeg (installed by .ci/setup)");
         assert!(made.success());
+        path
+    }
+
+    /// A phone's 10-bit video (HEVC): its gray too is taken from the luma plane, within a level
+    /// (swscale dithers 10 bits down to 8: 0.8 levels apart on average, 0.2 by the signed mean).
+    #[test]
+    fn a_ten_bit_frame_is_the_frame_opencv_decodes() {
+        let dir = tempfile::tempdir().unwrap();
+        let args = ["-c:v", "libx265", "-pix_fmt", "yuv420p10le"];
+        let path = bars(dir.path(), "bars.mp4", &args);
         let (gray, colour) = apart_from_opencv(&path);
         assert!(gray < 1.0, "gray {gray:.2} levels apart");
+        assert!(colour < 0.05, "colour {colour:.3} levels apart");
+    }
+
+    /// A video stored in RGB (PNG frames), dark (its white at a twelfth): gray through colour,
+    /// brightened once, as OpenCV's frame is.
+    #[test]
+    fn a_dark_rgb_frame_is_the_frame_opencv_decodes() {
+        let dir = tempfile::tempdir().unwrap();
+        let args = ["-vf", "lutrgb=r=val/12:g=val/12:b=val/12", "-c:v", "png"];
+        let path = bars(dir.path(), "bars.mkv", &args);
+        let (gray, colour) = apart_from_opencv(&path);
+        assert!(gray < 0.05, "gray {gray:.2} levels apart");
         assert!(colour < 0.05, "colour {colour:.3} levels apart");
     }
 
