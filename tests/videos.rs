@@ -117,6 +117,50 @@ fn full_hd_puzzle() {
     check("hd");
 }
 
+/// Two recordings joined, the second at another size (`steady` to 3 s at 1280x720, then on at
+/// 960x540, as MPEG-TS): on the first smaller frame the grid was followed at the last frame's
+/// pixels, drawn a quarter of the grid off; it is found again there instead.
+#[test]
+fn a_video_changing_size_part_way_is_drawn_where_the_grid_is() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let source = videos::videos_dir().join("steady.mp4");
+    let part = |name: &str, args: &[&str]| {
+        let path = dir.path().join(name);
+        let out = Command::new("ffmpeg")
+            .args(["-v", "error", "-y"])
+            .args(args)
+            .args(["-c:v", "libx264", "-f", "mpegts"])
+            .arg(&path)
+            .output()
+            .expect("run ffmpeg (installed by .ci/setup)");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::read(path).expect("read the part")
+    };
+    let source = source.to_str().expect("a UTF-8 path");
+    let mut joined = part("a.ts", &["-i", source, "-t", "3"]);
+    joined.extend(part(
+        "b.ts",
+        &["-ss", "3", "-i", source, "-vf", "scale=960:540"],
+    ));
+    let video = dir.path().join("joined.ts");
+    std::fs::write(&video, joined).expect("write the joined video");
+    let mut truth = videos::truth("steady");
+    for frame in truth.iter_mut().filter(|f| f.frame >= 90) {
+        for puzzle in &mut frame.puzzles {
+            puzzle.corners = puzzle
+                .corners
+                .map(|[x, y]| [(x + 0.5) * 0.75 - 0.5, (y + 0.5) * 0.75 - 0.5]);
+        }
+    }
+    let name = "steady joined to itself at 960x540";
+    let score = score_replay(name, truth, &replay(&video, dir.path()));
+    check_score(name, &score);
+}
+
 /// A phone held sideways films the page turned: the file says so by its display matrix, and the
 /// frames come turned. The steady video stored with a rotation of each quarter (stream copied,
 /// no new encoding): locked as soon as upright, in the right place. A turned grid used to wait
