@@ -1,4 +1,4 @@
-//! Live video: [`capture`] (video [`file`]s and webcams) feeds frames, each a [`picture`] made
+//! Live video: [`capture`] (video files, [`mod@file`], and webcams) feeds frames, each a [`picture`] made
 //! gray or colour when asked, to [`vision`] (find the grid,
 //! follow it with [`track`], recognize and solve its puzzle once with [`crate::recognize`],
 //! tell puzzles seen before with [`known`]; each grid followed is a [`tracked`] track, which
