@@ -84,6 +84,27 @@ fn a_video_named_like_a_protocol_is_read_as_the_file_it_is() {
     assert!(stderr(&out).contains("5 frames"), "{}", stderr(&out));
 }
 
+/// A Matroska recording whose sound runs 3 s past its 8 s of video ends cleanly: its frames
+/// were counted from the file's length, sound included, and the end taken for a cut (through
+/// OpenCV too: "only 240 of 330 frames could be decoded", exit 1).
+#[test]
+fn a_recording_whose_sound_runs_on_is_not_called_cut_short() {
+    let dir = tempfile::tempdir().unwrap();
+    let mkv = dir.path().join("recording.mkv");
+    let made = Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(video("steady.mp4"))
+        .args(["-f", "lavfi", "-i", "sine=frequency=440:duration=11"])
+        .args(["-map", "0:v", "-map", "1:a", "-c:v", "copy", "-c:a", "flac"])
+        .arg(&mkv)
+        .status()
+        .expect("run ffmpeg (installed by .ci/setup)");
+    assert!(made.success());
+    let out = sudoku_ar(&["replay", "--headless", mkv.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("240 frames"), "{}", stderr(&out));
+}
+
 #[test]
 fn truncated_video_keeps_what_was_read_and_says_so() {
     let dir = tempfile::tempdir().unwrap();

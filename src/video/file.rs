@@ -25,7 +25,7 @@ pub struct VideoFile {
     decoder: decoder::Video,
     turn: Turn,
     fps: f64,
-    frame_count: Option<u64>,
+    frame_count: Option<Count>,
     looping: bool,
     /// Frames handed on since the start (or the last loop).
     read: u64,
@@ -179,33 +179,74 @@ fn anticlockwise_degrees(matrix: &[u8]) -> Option<f64> {
     Some(-(b / scale_y).atan2(a / scale_x).to_degrees())
 }
 
-/// Frames in the file: as its header says, else from its length and frame rate (as OpenCV
-/// counted them).
-fn frame_count(input: &Input, stream: &ffmpeg_next::Stream, fps: f64) -> Option<u64> {
-    if stream.frames() > 0 {
-        return Some(stream.frames() as u64);
+/// How many frames a file holds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Count {
+    /// As its header says (MP4, MOV, AVI).
+    Exact(u64),
+    /// From the video's length and frame rate (Matroska, WebM, MPEG-TS): off by a few frames
+    /// where the frame rate varies.
+    Estimated(u64),
+}
+
+impl Count {
+    fn frames(self) -> u64 {
+        match self {
+            Count::Exact(n) | Count::Estimated(n) => n,
+        }
     }
-    let seconds = if input.duration() > 0 {
-        input.duration() as f64 / f64::from(ffmpeg_next::ffi::AV_TIME_BASE)
-    } else {
-        stream.duration() as f64 * f64::from(stream.time_base())
-    };
+
+    /// Whether a file that ended after `decoded` frames was cut short: any frame missing past
+    /// the last from an exact count, a tenth from an estimate.
+    fn cut_short(self, decoded: u64) -> bool {
+        match self {
+            Count::Exact(n) => decoded + 1 < n,
+            Count::Estimated(n) => (decoded as f64) < 0.9 * n as f64,
+        }
+    }
+}
+
+/// Frames in the file: as its header says, else from the video's own length and frame rate.
+/// Not from the file's length when it holds other streams: a Matroska recording whose sound ran
+/// 3 s past its 8 s of video was said to be cut short at its end (through OpenCV too).
+fn frame_count(input: &Input, stream: &ffmpeg_next::Stream, fps: f64) -> Option<Count> {
+    if stream.frames() > 0 {
+        return Some(Count::Exact(stream.frames() as u64));
+    }
+    let own = (stream.duration() > 0)
+        .then(|| stream.duration() as f64 * f64::from(stream.time_base()))
+        .or_else(|| stream.metadata().get("DURATION").and_then(seconds_of));
+    let alone = input.streams().count() == 1 && input.duration() > 0;
+    let seconds = own.or_else(|| {
+        alone.then(|| input.duration() as f64 / f64::from(ffmpeg_next::ffi::AV_TIME_BASE))
+    })?;
     let count = (seconds * fps).round();
-    (count.is_finite() && count >= 1.0).then_some(count as u64)
+    (count.is_finite() && count >= 1.0).then_some(Count::Estimated(count as u64))
+}
+
+/// Seconds from a length written as Matroska's DURATION tag, "01:02:03.5" (hours, minutes,
+/// seconds).
+fn seconds_of(text: &str) -> Option<f64> {
+    let mut seconds = 0.0;
+    for part in text.trim().split(':') {
+        seconds = seconds * 60.0 + part.parse::<f64>().ok()?;
+    }
+    (seconds.is_finite() && seconds > 0.0).then_some(seconds)
 }
 
 impl FrameSource for VideoFile {
     fn next_frame(&mut self) -> Result<Option<Picture>> {
         let mut frame = self.first.take().or_else(|| self.decode_next());
         if frame.is_none() {
-            if let Some(expected) = self.frame_count
-                && self.read + 1 < expected
+            if let Some(count) = self.frame_count
+                && count.cut_short(self.read)
             {
                 return Err(Error::Video {
                     path: self.path.clone(),
                     reason: format!(
-                        "truncated or corrupt: only {} of {expected} frames could be decoded",
-                        self.read
+                        "truncated or corrupt: only {} of {} frames could be decoded",
+                        self.read,
+                        count.frames()
                     ),
                 });
             }
@@ -225,7 +266,11 @@ impl FrameSource for VideoFile {
     }
 
     fn frame_count(&self) -> Option<u64> {
-        if self.looping { None } else { self.frame_count }
+        if self.looping {
+            None
+        } else {
+            self.frame_count.map(Count::frames)
+        }
     }
 
     fn describe(&self) -> String {
@@ -253,6 +298,18 @@ mod tests {
             panic!("a name that is not UTF-8 is opened?");
         };
         assert!(err.to_string().contains("UTF-8"), "{err}");
+    }
+
+    #[test]
+    fn a_count_from_the_length_allows_for_a_varying_frame_rate() {
+        assert!(Count::Exact(240).cut_short(238));
+        assert!(!Count::Exact(240).cut_short(239));
+        assert!(!Count::Estimated(240).cut_short(220));
+        assert!(Count::Estimated(240).cut_short(132));
+        assert_eq!(seconds_of("00:00:08.007000000"), Some(8.007));
+        assert_eq!(seconds_of("01:02:03.5"), Some(3723.5));
+        assert_eq!(seconds_of("8.5"), Some(8.5));
+        assert_eq!(seconds_of("eight"), None);
     }
 
     #[test]
