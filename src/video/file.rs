@@ -12,10 +12,12 @@ use crate::error::{Error, Result, io_reason};
 use crate::video::capture::FrameSource;
 use crate::video::picture::{Picture, Turn};
 
-/// Decoding threads. One, as FFmpeg decodes on one thread in the replay benchmark: the vision
-/// thread has the other core. Two decoding threads took a fifth more CPU time for the same
-/// frames and competed with it (replay of `hd.mp4` 1.5 s against 1.0 s for FFmpeg alone).
-const DECODING_THREADS: usize = 1;
+/// Frames of up to this many pixels (1080p) are decoded on one thread, as FFmpeg decodes in the
+/// replay benchmark: the vision thread has the other core, and two decoding threads took more
+/// CPU time for the same frames and competed with it (replay of `hd.mp4` 1.22-1.32 s against
+/// 1.18-1.29 s on one). Larger frames are decoded on as many threads as FFmpeg picks: there the
+/// decoding is the slow stage (a 4K H.264 replay 2.9-3.0 s on one thread, 2.4 s on two).
+const ONE_THREAD_UP_TO: u64 = 1920 * 1088;
 
 /// A video file.
 pub struct VideoFile {
@@ -72,17 +74,22 @@ impl VideoFile {
             .streams()
             .best(media::Type::Video)
             .ok_or_else(|| video_error("not a video: the file holds no video stream"))?;
-        let mut context =
-            ffmpeg_next::codec::context::Context::from_parameters(stream.parameters())
-                .map_err(|e| video_error(&format!("cannot decode its video: {e}")))?;
-        context.set_threading(threading::Config {
-            kind: threading::Type::Frame,
-            count: DECODING_THREADS,
-            ..Default::default()
-        });
-        let decoder = context
-            .decoder()
-            .video()
+        let decoder_on = |threads: usize| {
+            let mut context =
+                ffmpeg_next::codec::context::Context::from_parameters(stream.parameters())?;
+            context.set_threading(threading::Config {
+                kind: threading::Type::Frame,
+                count: threads,
+                ..Default::default()
+            });
+            context.decoder().video()
+        };
+        // 0 threads: as many as FFmpeg picks.
+        let decoder = decoder_on(1)
+            .and_then(|d| match u64::from(d.width()) * u64::from(d.height()) {
+                pixels if pixels > ONE_THREAD_UP_TO => decoder_on(0),
+                _ => Ok(d),
+            })
             .map_err(|e| video_error(&format!("cannot decode its video: {e}")))?;
         let fps = [stream.avg_frame_rate(), stream.rate()]
             .into_iter()
