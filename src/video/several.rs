@@ -84,7 +84,8 @@ impl Visions {
         self.process_gray(&frame.gray()?, start)
     }
 
-    /// Finds or follows every puzzle in a frame in gray, which came `start`.
+    /// Finds or follows every puzzle in a frame in gray; its time is counted from `start`, so
+    /// that it holds the conversion to gray.
     fn process_gray(&mut self, gray: &Mat, start: Instant) -> Result<FrameView> {
         // The first puzzle lost while another is followed solved: that one is followed as the
         // first (not found again by the first stage and read again, while its own lets go).
