@@ -4,6 +4,7 @@
 #[path = "common/videos.rs"]
 mod videos;
 
+use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Command;
 
@@ -28,6 +29,20 @@ fn replay(video: &Path, dir: &Path) -> Vec<SeenFrame> {
         String::from_utf8_lossy(&out.stderr)
     );
     videos::read_lines(&jsonl)
+}
+
+/// Runs `ffmpeg` (installed by .ci/setup) quietly on `args`, overwriting its output.
+fn ffmpeg<S: AsRef<OsStr>>(args: impl IntoIterator<Item = S>) {
+    let out = Command::new("ffmpeg")
+        .args(["-v", "error", "-y"])
+        .args(args)
+        .output()
+        .expect("run ffmpeg (installed by .ci/setup)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn scored(name: &str) -> VideoScore {
@@ -126,17 +141,12 @@ fn a_video_changing_size_part_way_is_drawn_where_the_grid_is() {
     let source = videos::videos_dir().join("steady.mp4");
     let part = |name: &str, args: &[&str]| {
         let path = dir.path().join(name);
-        let out = Command::new("ffmpeg")
-            .args(["-v", "error", "-y"])
-            .args(args)
-            .args(["-c:v", "libx264", "-f", "mpegts"])
-            .arg(&path)
-            .output()
-            .expect("run ffmpeg (installed by .ci/setup)");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let to = ["-c:v", "libx264", "-f", "mpegts"].map(OsStr::new);
+        ffmpeg(
+            args.iter()
+                .map(OsStr::new)
+                .chain(to)
+                .chain([path.as_os_str()]),
         );
         std::fs::read(path).expect("read the part")
     };
@@ -182,19 +192,16 @@ fn video_stored_turned_is_read_the_right_way_up() {
     ];
     for (degrees, shown) in turns {
         let video = dir.path().join(format!("steady_{degrees}.mp4"));
-        let out = Command::new("ffmpeg")
-            .args(["-v", "error", "-y", "-i"])
-            .arg(&source)
-            .args(["-c", "copy", "-metadata:s:v:0"])
-            .arg(format!("rotate={degrees}"))
-            .arg(&video)
-            .output()
-            .expect("run ffmpeg (installed by .ci/setup)");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let tag = format!("rotate={degrees}");
+        ffmpeg([
+            OsStr::new("-i"),
+            source.as_os_str(),
+            OsStr::new("-c"),
+            OsStr::new("copy"),
+            OsStr::new("-metadata:s:v:0"),
+            OsStr::new(&tag),
+            video.as_os_str(),
+        ]);
         let mut truth = videos::truth("steady");
         for frame in &mut truth {
             for puzzle in &mut frame.puzzles {

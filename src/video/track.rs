@@ -1162,37 +1162,24 @@ mod tests {
             Mat::new_rows_cols_with_default(720, 1280, opencv::core::CV_8U, Scalar::all(200.0))
                 .unwrap();
         let (left, top, cell) = (400, 120, 50);
+        let mut rule = |a: Point, b: Point, thick: i32| {
+            let ink = Scalar::all(40.0);
+            imgproc::line(&mut frame, a, b, ink, thick, imgproc::LINE_8, 0).unwrap();
+        };
         for i in 0..10 {
             let at = |origin: i32| origin + i * cell;
             let thick = if i % 3 == 0 { 3 } else { 1 };
-            let (a, b) = (
+            let end = |origin: i32| origin + 9 * cell;
+            rule(
                 Point::new(at(left), top),
-                Point::new(at(left), top + 9 * cell),
-            );
-            imgproc::line(
-                &mut frame,
-                a,
-                b,
-                Scalar::all(40.0),
+                Point::new(at(left), end(top)),
                 thick,
-                imgproc::LINE_8,
-                0,
-            )
-            .unwrap();
-            let (a, b) = (
+            );
+            rule(
                 Point::new(left, at(top)),
-                Point::new(left + 9 * cell, at(top)),
-            );
-            imgproc::line(
-                &mut frame,
-                a,
-                b,
-                Scalar::all(40.0),
+                Point::new(end(left), at(top)),
                 thick,
-                imgproc::LINE_8,
-                0,
-            )
-            .unwrap();
+            );
         }
         let (l, t, side) = (f64::from(left), f64::from(top), f64::from(9 * cell));
         let corners = [[l, t], [l + side, t], [l + side, t + side], [l, t + side]];
