@@ -1,6 +1,6 @@
-//! No input panics: random and corrupted pictures through the photo pipeline, random frames of
-//! changing sizes through the vision stage (property tests with a fixed seed, so a failure
-//! reproduces).
+//! No input panics: random and corrupted pictures through the photo pipeline, corrupted videos
+//! through the decoder, random frames of changing sizes through the vision stage (property tests
+//! with a fixed seed, so a failure reproduces).
 
 mod common;
 
@@ -114,6 +114,69 @@ fn corrupted_photos_are_errors_or_readings_never_panics() {
             ),
         }
     }
+}
+
+/// Corrupted and cut copies of a bundled video through the decoder, each frame made gray and
+/// colour: errors that name the file, or frames, never a panic.
+#[test]
+fn corrupted_videos_are_errors_or_frames_never_panics() {
+    use sudoku_ar::video::capture::FrameSource;
+    use sudoku_ar::video::file::VideoFile;
+    let original = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testvideos/finger.mp4"
+    ))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut random = Random::new(17);
+    let (mut frames, mut errors) = (0, 0);
+    for case in 0..12 {
+        let mut bytes = original.clone();
+        if case % 3 == 0 {
+            bytes.truncate(random.between(0.0, original.len() as f64) as usize);
+        }
+        for _ in 0..(random.unit() * 200.0) as usize {
+            let at = random.between(0.0, bytes.len().max(1) as f64) as usize;
+            if let Some(b) = bytes.get_mut(at) {
+                *b = random.between(0.0, 256.0) as u8;
+            }
+        }
+        let path = dir.path().join(format!("corrupt{case}.mp4"));
+        std::fs::write(&path, &bytes).unwrap();
+        let mut names_the_file = |e: sudoku_ar::Error| {
+            errors += 1;
+            assert!(
+                e.to_string().contains(&format!("corrupt{case}.mp4")),
+                "error does not name the file: {e}"
+            )
+        };
+        let mut video = match VideoFile::open(&path, false) {
+            Ok(video) => video,
+            Err(e) => {
+                names_the_file(e);
+                continue;
+            }
+        };
+        // Every 10th frame in colour too, as a replay writing its video makes it.
+        for index in 0.. {
+            match video.next_frame() {
+                Ok(Some(mut picture)) => {
+                    frames += 1;
+                    let _ = picture.gray();
+                    if index % 10 == 0 {
+                        let _ = picture.bgr_mut();
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    names_the_file(e);
+                    break;
+                }
+            }
+        }
+    }
+    eprintln!("{frames} frames decoded, {errors} errors");
+    assert!(frames > 0 && errors > 0, "both kinds of ending were tried");
 }
 
 #[test]
