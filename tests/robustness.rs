@@ -80,6 +80,21 @@ fn random_pictures_never_panic_the_photo_pipeline() {
     }
 }
 
+/// `original` cut at a random length when `cut`, then with up to `flips` random bytes changed.
+fn corrupted(original: &[u8], cut: bool, flips: f64, random: &mut Random) -> Vec<u8> {
+    let mut bytes = original.to_vec();
+    if cut {
+        bytes.truncate(random.between(0.0, original.len() as f64) as usize);
+    }
+    for _ in 0..(random.unit() * flips) as usize {
+        let at = random.between(0.0, bytes.len().max(1) as f64) as usize;
+        if let Some(b) = bytes.get_mut(at) {
+            *b = random.between(0.0, 256.0) as u8;
+        }
+    }
+    bytes
+}
+
 #[test]
 fn corrupted_photos_are_errors_or_readings_never_panics() {
     let original = std::fs::read(concat!(
@@ -91,16 +106,7 @@ fn corrupted_photos_are_errors_or_readings_never_panics() {
     let mut pipeline = common::pipeline();
     let mut random = Random::new(11);
     for case in 0..40 {
-        let mut bytes = original.clone();
-        if case % 2 == 0 {
-            bytes.truncate(random.between(0.0, original.len() as f64) as usize);
-        }
-        for _ in 0..(random.unit() * 30.0) as usize {
-            let at = random.between(0.0, bytes.len().max(1) as f64) as usize;
-            if let Some(b) = bytes.get_mut(at) {
-                *b = random.between(0.0, 256.0) as u8;
-            }
-        }
+        let bytes = corrupted(&original, case % 2 == 0, 30.0, &mut random);
         let path = dir.path().join(format!("corrupt{case}.jpg"));
         std::fs::write(&path, &bytes).unwrap();
         match photo::load_image(&path) {
@@ -131,16 +137,7 @@ fn corrupted_videos_are_errors_or_frames_never_panics() {
     let mut random = Random::new(17);
     let (mut frames, mut errors) = (0, 0);
     for case in 0..12 {
-        let mut bytes = original.clone();
-        if case % 3 == 0 {
-            bytes.truncate(random.between(0.0, original.len() as f64) as usize);
-        }
-        for _ in 0..(random.unit() * 200.0) as usize {
-            let at = random.between(0.0, bytes.len().max(1) as f64) as usize;
-            if let Some(b) = bytes.get_mut(at) {
-                *b = random.between(0.0, 256.0) as u8;
-            }
-        }
+        let bytes = corrupted(&original, case % 3 == 0, 200.0, &mut random);
         let path = dir.path().join(format!("corrupt{case}.mp4"));
         std::fs::write(&path, &bytes).unwrap();
         let mut names_the_file = |e: sudoku_ar::Error| {
