@@ -12,7 +12,7 @@ pub struct Grid(pub [u8; 81]);
 pub enum ParseGridError {
     #[error("expected 81 cells, found {0}")]
     WrongLength(usize),
-    #[error("cell {index} is {found:?}: use 1-9 for a digit, 0 or . for an empty cell")]
+    #[error("cell {index} is {found:?}: use 1-9 for a digit, 0 . _ * x or ? for an empty cell")]
     BadCell { index: usize, found: char },
 }
 
@@ -49,7 +49,8 @@ impl Grid {
 impl FromStr for Grid {
     type Err = ParseGridError;
 
-    /// Parses 81 cells; white space between cells is ignored so that 9 lines of 9 also parse.
+    /// Parses 81 cells (1-9 a digit; 0, `.`, `_`, `*`, `x` or `?` an empty cell); white space
+    /// between cells is ignored so that 9 lines of 9 also parse.
     ///
     /// ```
     /// use sudoku_ar::grid::Grid;
@@ -63,7 +64,9 @@ impl FromStr for Grid {
         let mut n = 0;
         for ch in text.chars().filter(|c| !c.is_whitespace()) {
             let digit = match ch {
-                '0' | '.' => 0,
+                // Other puzzle sites and books mark empty cells with these too. Not `-`: a
+                // line of it between boxes is a rule (`sudoku-ar solve` leaves those out).
+                '0' | '.' | '_' | '*' | 'x' | 'X' | '?' => 0,
                 '1'..='9' => ch as u8 - b'0',
                 _ => {
                     return Err(ParseGridError::BadCell {
@@ -119,15 +122,24 @@ mod tests {
     }
 
     #[test]
+    fn accepts_the_empty_cell_marks_other_sites_use() {
+        let dots = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
+        let want: Grid = dots.parse().unwrap();
+        for mark in ["_", "*", "x", "X", "?"] {
+            assert_eq!(dots.replace('.', mark).parse::<Grid>(), Ok(want), "{mark}");
+        }
+    }
+
+    #[test]
     fn rejects_wrong_length_and_bad_characters() {
         assert_eq!("123".parse::<Grid>(), Err(ParseGridError::WrongLength(3)));
         let mut text = "0".repeat(81);
-        text.replace_range(5..6, "x");
+        text.replace_range(5..6, "a");
         assert_eq!(
             text.parse::<Grid>(),
             Err(ParseGridError::BadCell {
                 index: 5,
-                found: 'x'
+                found: 'a'
             })
         );
     }

@@ -137,6 +137,19 @@ fn solve_reads_a_file_and_names_a_missing_one() {
         "",
     );
     assert_eq!(text(&out.stdout).trim(), "the puzzle given:1: no solution");
+    // Empty cells typed as other sites print them.
+    let out = sudoku_ar(
+        &[
+            "solve",
+            "_______1_4_________2___________5_4_7__8___3____1_9____3__4__2___5_1________8_6___",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout).trim(),
+        "693784512487512936125963874932651487568247391741398625319475268856129743274836159"
+    );
     let out = sudoku_ar(&["solve", "000000010400"], "");
     assert_eq!(
         text(&out.stdout).trim(),

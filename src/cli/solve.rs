@@ -59,11 +59,14 @@ pub fn run(file: Option<&Path>) -> anyhow::Result<ExitCode> {
 }
 
 /// The argument as a puzzle typed on the command line (`sudoku-ar solve 53..7....`): digits
-/// and dots only, where no file of that name exists (a cell too few is then said so, not "no
+/// and empty-cell marks only (see `Grid`'s `FromStr`), where no file of that name exists (a cell too few is then said so, not "no
 /// such file").
 fn typed(argument: &Path) -> Option<String> {
     let text = argument.to_str()?.trim();
-    let cells = !text.is_empty() && text.chars().all(|c| c.is_ascii_digit() || c == '.');
+    let cells = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | '_' | '*' | 'x' | 'X' | '?'));
     (cells && !argument.exists()).then(|| text.to_string())
 }
 
