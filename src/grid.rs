@@ -123,7 +123,8 @@ mod tests {
 
     #[test]
     fn accepts_the_empty_cell_marks_other_sites_use() {
-        let dots = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
+        let dots =
+            "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
         let want: Grid = dots.parse().unwrap();
         for mark in ["_", "*", "x", "X", "?"] {
             assert_eq!(dots.replace('.', mark).parse::<Grid>(), Ok(want), "{mark}");

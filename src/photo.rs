@@ -20,6 +20,7 @@ use crate::overlay;
 use crate::raster::{self, GrayView, darkest_of, gray_of, too_dark_to_read};
 use crate::recognize::decode::Correction;
 use crate::recognize::detect::{self, Detection, Ink, Look};
+use crate::recognize::ink;
 use crate::recognize::read::{DigitReader, GridReading};
 use crate::recognize::verdict::{self, AsRead, Judged, Status, entries_of, judge_picture};
 use crate::recognize::{
@@ -262,10 +263,61 @@ impl PhotoPipeline {
         let (gray, as_read) = without_grain(gray_of(image)?)?;
         self.as_read = as_read;
         let first = self.process_gray(&gray, times)?;
+        let first = first.map(|p| self.apart_by_ink(image, p));
         if first.as_ref().is_some_and(|p| p.solution.is_some()) {
             return Ok(first);
         }
         Ok(self.in_darkest_colour(image, times)?.or(first))
+    }
+
+    /// `puzzle`, found in the BGR `image`, solved with the digits of one ink taken as its
+    /// givens and those of another as entries (see [`ink`]): a screenshot of an app's game
+    /// with a wrong entry typed in, which reads as clues that break the rules, or that the
+    /// decoder solves only by changing a digit read (the givens of one ink solve as read).
+    /// Taken when `puzzle` is not solved as read; else `puzzle` as it is.
+    fn apart_by_ink(&self, image: &Mat, puzzle: Puzzle) -> Puzzle {
+        let solved_as_read = puzzle.solution.is_some() && puzzle.corrections.is_empty();
+        if solved_as_read || image.typ() != opencv::core::CV_8UC3 {
+            return puzzle;
+        }
+        let digits: Vec<usize> = puzzle
+            .reading
+            .0
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.digit != 0)
+            .map(|(i, _)| i)
+            .collect();
+        // A second look only: what goes wrong in it leaves the puzzle as first read.
+        let colours = match ink::ink_colours(image, &puzzle.quad, puzzle.ink, &digits) {
+            Ok(colours) => colours,
+            Err(err) => {
+                tracing::debug!(%err, "the digits' inks not measured");
+                return puzzle;
+            }
+        };
+        let Some(inks) = ink::inks(&colours) else {
+            return puzzle;
+        };
+        let as_read = self.as_read;
+        let Some((reading, judged)) =
+            ink::judged_apart(&puzzle.reading, &inks, |r| judge_picture(r, as_read))
+        else {
+            return puzzle;
+        };
+        tracing::debug!(
+            inks = inks.len(),
+            givens = judged.clues.filled(),
+            "solved with the digits of other inks as entries"
+        );
+        Puzzle::new(
+            puzzle.quad,
+            puzzle.bend,
+            reading,
+            judged,
+            puzzle.off_print,
+            puzzle.ink,
+        )
     }
 
     /// A second look at a picture not solved in gray, in its darkest colour (a puzzle printed
@@ -329,7 +381,9 @@ impl PhotoPipeline {
             let mut these = StageTimes::default();
             // Whatever goes wrong looking for more keeps the puzzles found.
             let next = match found.first() {
-                None => self.process_gray(&rest, &mut these)?,
+                None => self
+                    .process_gray(&rest, &mut these)?
+                    .map(|p| self.apart_by_ink(image, p)),
                 Some(first) => self
                     .process_more(&rest, first, &mut these)
                     .inspect_err(|err| tracing::warn!(%err, "looking for another puzzle"))

@@ -125,10 +125,10 @@ fn process<'t>(
     Ok((puzzles, target))
 }
 
-/// The hidden cells as rows and columns counted from 1 ("r9c5 r9c6"), if any.
-fn covered(hidden: &[usize]) -> Option<String> {
-    (!hidden.is_empty()).then(|| {
-        hidden
+/// Cells (0-80) named as a reader finds them, `r9c5 r9c6`; None for none.
+fn cells_named(cells: &[usize]) -> Option<String> {
+    (!cells.is_empty()).then(|| {
+        cells
             .iter()
             .map(|i| format!("r{}c{}", i / 9 + 1, i % 9 + 1))
             .collect::<Vec<_>>()
@@ -179,11 +179,17 @@ fn puzzle_line(name: &str, p: &PuzzleReport) -> String {
             "{name}: solved {solution} (clues {}), not drawn: the cells would lie beside the printed lines (is the paper curved? flatten it)",
             p.clues
         ),
-        Some(solution) => format!("{name}: solved {solution} (clues {})", p.clues),
+        Some(solution) => {
+            let line = format!("{name}: solved {solution} (clues {})", p.clues);
+            match cells_named(&p.wrong_entries) {
+                Some(cells) => format!("{line}; entries that contradict it: {cells}"),
+                None => line,
+            }
+        }
         None => {
             let status = format!("{:?}", p.status).to_lowercase();
             let line = format!("{name}: {status}, clues read {}", p.clues);
-            match covered(&p.hidden) {
+            match cells_named(&p.hidden) {
                 Some(cells) => format!("{line}; something lies over {cells}: uncover them"),
                 None if p.status == Status::Unsure => {
                     format!("{line}; a clue could be read another way: take a sharper photo")
@@ -306,6 +312,33 @@ mod tests {
         told_apart(&mut photos);
         let names: Vec<_> = photos.iter().map(|p| p.name.to_str().unwrap()).collect();
         assert_eq!(names, ["a", "b", "a-2", "week 2/a", "a-3", "a-2-2"]);
+    }
+
+    #[test]
+    fn a_solved_line_names_the_entries_that_contradict_the_solution() {
+        let report = |wrong_entries: Vec<usize>| PuzzleReport {
+            corners: [[0.0; 2]; 4],
+            clues: "1".repeat(81),
+            handwritten: "0".repeat(81),
+            entries: "0".repeat(81),
+            wrong_entries,
+            solution: Some("2".repeat(81)),
+            status: Status::Solved,
+            corrected: Vec::new(),
+            margin: None,
+            hidden: Vec::new(),
+            on_print: true,
+        };
+        let line = puzzle_line("shot.png", &report(vec![31, 48]));
+        assert!(
+            line.ends_with("; entries that contradict it: r4c5 r6c4"),
+            "{line}"
+        );
+        let line = puzzle_line("shot.png", &report(Vec::new()));
+        assert!(
+            line.ends_with(&format!("(clues {})", "1".repeat(81))),
+            "{line}"
+        );
     }
 
     #[test]

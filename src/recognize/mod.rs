@@ -10,6 +10,7 @@
 pub mod cells;
 pub mod decode;
 pub mod detect;
+pub mod ink;
 pub mod lines;
 pub mod occlusion;
 pub mod orient;

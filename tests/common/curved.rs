@@ -47,6 +47,7 @@ impl CurvedPage {
             highlights: false,
             pencil_marks: false,
             entries: false,
+            mistakes: false,
             border: Border::Line,
         };
         let screen = screens::render(&screens::puzzles()[60 + k], style, 700 + k as u64);

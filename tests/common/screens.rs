@@ -38,6 +38,8 @@ pub struct Theme {
     thin: [u8; 3],
     thick: [u8; 3],
     entry: [u8; 3],
+    /// A wrong entry, in apps that check the player's entries.
+    mistake: [u8; 3],
     highlight: [u8; 3],
     selected: [u8; 3],
     same_digit: [u8; 3],
@@ -53,6 +55,7 @@ pub const THEMES: [Theme; 4] = [
         thin: [190, 198, 212],
         thick: [52, 72, 97],
         entry: [50, 90, 175],
+        mistake: [229, 92, 108],
         highlight: [226, 235, 243],
         selected: [187, 222, 251],
         same_digit: [195, 215, 234],
@@ -66,6 +69,7 @@ pub const THEMES: [Theme; 4] = [
         thin: [66, 66, 70],
         thick: [150, 150, 155],
         entry: [130, 177, 255],
+        mistake: [255, 105, 97],
         highlight: [36, 38, 44],
         selected: [30, 70, 130],
         same_digit: [45, 55, 75],
@@ -79,6 +83,7 @@ pub const THEMES: [Theme; 4] = [
         thin: [200, 185, 160],
         thick: [90, 70, 45],
         entry: [160, 80, 30],
+        mistake: [200, 40, 40],
         highlight: [236, 226, 200],
         selected: [228, 205, 160],
         same_digit: [230, 214, 180],
@@ -92,6 +97,7 @@ pub const THEMES: [Theme; 4] = [
         thin: [48, 54, 61],
         thick: [110, 118, 129],
         entry: [88, 166, 255],
+        mistake: [248, 81, 73],
         highlight: [30, 36, 46],
         selected: [31, 111, 235],
         same_digit: [38, 50, 70],
@@ -109,6 +115,7 @@ pub const NEWSPRINT: Theme = Theme {
     thin: [200, 200, 196],
     thick: [25, 25, 25],
     entry: [25, 25, 25],
+    mistake: [25, 25, 25],
     highlight: [232, 230, 222],
     selected: [232, 230, 222],
     same_digit: [232, 230, 222],
@@ -132,8 +139,10 @@ pub struct Screen {
     /// Centre of the outer border line, top-left first.
     pub corners: Quad,
     pub givens: [u8; 81],
-    /// Digits typed in by the player (all right), 0 elsewhere.
+    /// Digits typed in by the player, 0 elsewhere: all right, but for `mistakes`.
     pub entries: [u8; 81],
+    /// Cells whose entry is wrong (see [`Style::mistakes`]).
+    pub mistakes: Vec<usize>,
     pub solution: [u8; 81],
 }
 
@@ -160,6 +169,9 @@ pub struct Style {
     pub pencil_marks: bool,
     /// Some cells filled in by the player.
     pub entries: bool,
+    /// Two of the entries wrong: one in the theme's colour for a mistake (an app that checks
+    /// the player's entries), the other as any entry.
+    pub mistakes: bool,
     pub border: Border,
 }
 
@@ -318,6 +330,17 @@ pub fn render(line: &str, style: Style, seed: u64) -> Screen {
             }
         }
     }
+    let mut mistakes = Vec::new();
+    if style.entries && style.mistakes {
+        let typed: Vec<usize> = (0..81).filter(|&i| entries[i] != 0).collect();
+        for _ in 0..2 {
+            let i = typed[(random.unit() * typed.len() as f64) as usize % typed.len()];
+            if !mistakes.contains(&i) {
+                entries[i] = 1 + (entries[i] + (random.unit() * 7.0) as u8) % 9;
+                mistakes.push(i);
+            }
+        }
+    }
     let shown = |i: usize| givens[i].max(entries[i]);
     let selected = (0..81)
         .find(|&i| shown(i) != 0 && random.unit() < 0.1)
@@ -394,7 +417,11 @@ pub fn render(line: &str, style: Style, seed: u64) -> Screen {
                 cell * 0.62,
                 x + cell / 2.0,
                 y + cell / 2.0,
-                t.entry,
+                if mistakes.first() == Some(&i) {
+                    t.mistake
+                } else {
+                    t.entry
+                },
             );
         } else if style.pencil_marks && random.unit() < 0.5 {
             for d in 1..=9u8 {
@@ -440,6 +467,7 @@ pub fn render(line: &str, style: Style, seed: u64) -> Screen {
         corners,
         givens,
         entries,
+        mistakes,
         solution,
     }
 }
@@ -626,6 +654,7 @@ pub fn photographed(screen: &Screen, seed: u64) -> Screen {
         corners,
         givens: screen.givens,
         entries: screen.entries,
+        mistakes: screen.mistakes.clone(),
         solution: screen.solution,
     }
 }

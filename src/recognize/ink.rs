@@ -1,0 +1,340 @@
+//! Which digits of a grid are in another ink. An app shows the puzzle's givens in one colour and
+//! the player's entries in another (blue, say, and a wrong one red, where the app checks), which
+//! the digit model, reading gray, takes alike for print: a screenshot of a game with one wrong
+//! entry then reads as clues that break the rules, and nothing is solved. Told apart by their
+//! colour, the givens are the puzzle and the rest are entries, checked against its solution.
+
+use opencv::core::{Mat, Size, Vec3b};
+use opencv::prelude::*;
+
+use crate::error::Result;
+use crate::geometry::{Homography, Quad, warp};
+use crate::recognize::detect::Ink;
+use crate::recognize::read::{CLASSES, CellReading, GridReading};
+use crate::recognize::verdict::{Judged, Status};
+
+/// One digit's ink colour (blue, green, red), the core of its strokes: dark ink as a share of
+/// its paper's brightest channel, so that light falling off across a page, which dims ink and
+/// paper alike, leaves it as it is, and an app's highlight behind a cell (a pale blue) does not
+/// move it; light ink (a screen in dark mode, which gives off its own light) as a share of full
+/// scale, whatever the cell's background.
+pub type InkColour = [f32; 3];
+
+/// The ink of each of `cells` (0-80, the grid's own order) in `bgr`, whose corners (top-left
+/// first, in the puzzle's orientation) are `quad`: for cells whose ink shows clearly, their
+/// [`InkColour`]. `ink` says whether digits are darker than the paper or (dark mode) lighter.
+pub fn ink_colours(
+    bgr: &Mat,
+    quad: &Quad,
+    ink: Ink,
+    cells: &[usize],
+) -> Result<Vec<(usize, InkColour)>> {
+    // The picture's own pixels where it can: a thin stroke shrunk with its surroundings takes on
+    // their colour.
+    let cell = (quad.mean_side() / 9.0).round().clamp(16.0, 64.0) as i32;
+    let grid = Quad::UNIT.scaled(9.0 * cell as f64);
+    let Some(grid_from_picture) = Homography::from_quads(quad, &grid) else {
+        return Ok(Vec::new());
+    };
+    let rectified = warp(bgr, &grid_from_picture, Size::new(9 * cell, 9 * cell), true)?;
+    let mut found = Vec::new();
+    for &i in cells {
+        let (row, col) = ((i / 9) as i32, (i % 9) as i32);
+        // The middle of the cell: clear of the grid lines and of a highlight's edge.
+        let (from, to) = ((0.18 * cell as f64) as i32, (0.82 * cell as f64) as i32);
+        let mut pixels = Vec::with_capacity(((to - from) * (to - from)) as usize);
+        for y in from..to {
+            for x in from..to {
+                let p = rectified.at_2d::<Vec3b>(row * cell + y, col * cell + x)?;
+                pixels.push([p[0] as f32, p[1] as f32, p[2] as f32]);
+            }
+        }
+        if let Some(colour) = colour_of(&pixels, ink) {
+            found.push((i, colour));
+        }
+    }
+    Ok(found)
+}
+
+/// The ink of a digit among `pixels` (BGR) of the middle of its cell: the pixels that differ
+/// most from the cell's typical level (its paper) on `ink`'s side, against those at that level.
+/// None when nothing stands out clearly.
+fn colour_of(pixels: &[[f32; 3]], ink: Ink) -> Option<InkColour> {
+    let level = |p: &[f32; 3]| (p[0] + p[1] + p[2]) / 3.0;
+    let mut levels: Vec<f32> = pixels.iter().map(level).collect();
+    levels.sort_by(f32::total_cmp);
+    let paper = *levels.get(levels.len() / 2)?;
+    let off = |p: &[f32; 3]| match ink {
+        Ink::Dark => paper - level(p),
+        Ink::Light => level(p) - paper,
+    };
+    let most = pixels.iter().map(off).fold(0.0, f32::max);
+    if most < INK_SHOWS {
+        return None;
+    }
+    // The stroke's core, not its anti-aliased edge, which takes on the paper's colour.
+    let mean = |keep: &dyn Fn(&[f32; 3]) -> bool| {
+        let kept: Vec<&[f32; 3]> = pixels.iter().filter(|p| keep(p)).collect();
+        let n = kept.len() as f32;
+        let sum = kept
+            .iter()
+            .fold([0.0f32; 3], |s, p| [s[0] + p[0], s[1] + p[1], s[2] + p[2]]);
+        (kept.len(), sum.map(|v| v / n.max(1.0)))
+    };
+    let (inked, ink_colour) = mean(&|p| off(p) >= 0.6 * most);
+    let (plain, paper_colour) = mean(&|p| off(p).abs() < 0.15 * most);
+    if inked < 3 || plain < 10 {
+        return None;
+    }
+    let scale = match ink {
+        Ink::Dark => paper_colour.into_iter().fold(1.0, f32::max),
+        Ink::Light => 255.0,
+    };
+    Some(ink_colour.map(|v| v / scale))
+}
+
+/// A digit's ink must stand this many gray levels from its paper to be told by colour.
+const INK_SHOWS: f32 = 20.0;
+
+/// The cells of `colours` in groups of one ink each, when there are two inks or more and
+/// every group stands clearly apart from every other (see `APART`), by colour and
+/// brightness, or else by hue alone; None when neither splits them so. A page printed in one
+/// ink, photographed, spreads its digits' colours with the light and the focus, mostly in
+/// brightness, in one cloud: it is not split. A photographed screen's inks spread as much in
+/// brightness (blur, moire), but keep their hues apart.
+pub fn inks(colours: &[(usize, InkColour)]) -> Option<Vec<Vec<usize>>> {
+    let hues: Vec<(usize, InkColour)> = colours
+        .iter()
+        .map(|&(cell, c)| {
+            let grey = (c[0] + c[1] + c[2]) / 3.0;
+            (cell, c.map(|v| v - grey))
+        })
+        .collect();
+    groups_apart(colours, JOIN).or_else(|| groups_apart(&hues, JOIN_HUES))
+}
+
+/// The cells of `colours` joined into groups nearest first while the nearest two groups'
+/// means lie within `join`; the groups, when two or more and every two lie [`APART`].
+fn groups_apart(colours: &[(usize, InkColour)], join: f32) -> Option<Vec<Vec<usize>>> {
+    let mut groups: Vec<Vec<usize>> = (0..colours.len()).map(|k| vec![k]).collect();
+    let mean = |group: &[usize]| -> InkColour {
+        let n = group.len() as f32;
+        std::array::from_fn(|c| group.iter().map(|&k| colours[k].1[c]).sum::<f32>() / n)
+    };
+    loop {
+        let mut nearest: Option<(f32, usize, usize)> = None;
+        for a in 0..groups.len() {
+            for b in a + 1..groups.len() {
+                let d = apart(&mean(&groups[a]), &mean(&groups[b]));
+                if nearest.is_none_or(|(best, _, _)| d < best) {
+                    nearest = Some((d, a, b));
+                }
+            }
+        }
+        match nearest {
+            Some((d, a, b)) if d < join => {
+                let joined = groups.swap_remove(b);
+                groups[a].extend(joined);
+            }
+            _ => break,
+        }
+    }
+    if groups.len() < 2 {
+        return None;
+    }
+    let spread = |group: &[usize]| -> f32 {
+        let m = mean(group);
+        group
+            .iter()
+            .map(|&k| apart(&colours[k].1, &m))
+            .fold(SPREAD_FLOOR, f32::max)
+    };
+    for a in 0..groups.len() {
+        for b in a + 1..groups.len() {
+            let between = apart(&mean(&groups[a]), &mean(&groups[b]));
+            if between < APART * spread(&groups[a]).max(spread(&groups[b])) {
+                return None;
+            }
+        }
+    }
+    Some(
+        groups
+            .into_iter()
+            .map(|g| g.into_iter().map(|k| colours[k].0).collect())
+            .collect(),
+    )
+}
+
+/// How far apart two ink colours are (Euclidean over the three channels).
+fn apart(a: &InkColour, b: &InkColour) -> f32 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y) * (x - y))
+        .sum::<f32>()
+        .sqrt()
+}
+
+/// Groups whose mean colours lie nearer than this are one ink. An app's givens and entries
+/// (slate and blue) lie 0.29-0.30 apart; one digit's ink from another's of the same app, 0.03-0.05.
+const JOIN: f32 = 0.12;
+/// [`JOIN`] for hues (colours less their grey level): slate and blue lie 0.23 apart.
+const JOIN_HUES: f32 = 0.06;
+/// Every two inks must lie this many times their widest group's spread apart (the farthest
+/// digit from its group's mean). Measured in session 75: app screenshots' inks lie 7-10 times
+/// apart; the 240 photos of `../shared/data`, their digits split as best they can be, at most
+/// 2.5 times by colour (the Wicht pages, one ink; Kubiesa pages filled in in pen, whose
+/// entries read as handwriting anyway, up to 5.3) and 2.6 by hue; screens photographed off a
+/// monitor, 1.7-3.0 by colour and 1.4-6.3 by hue (8 of 13 at 4 or more).
+const APART: f32 = 4.0;
+/// A group's spread is taken as at least this: one wrong entry in red is a group of one.
+const SPREAD_FLOOR: f32 = 0.03;
+
+/// How much less likely (nats) than the givens as read any puzzle with another solution must
+/// be for them to be taken: an app's givens, read in its own font, lead by 10 or more.
+const SOLVED_CLEARLY: f32 = 3.0;
+
+/// The fewest clues a Sudoku with one solution has.
+const FEWEST_CLUES: usize = 17;
+
+/// The puzzle `reading` shows when the digits of some of the `inks` are the givens and the
+/// others entries: each ink alone, and all inks but one, are judged by `judge` as the givens
+/// (with at least `FEWEST_CLUES`). Taken when those solved as read, clearly ahead of any other
+/// puzzle (see `SOLVED_CLEARLY`), all agree on one solution: the givens with the fewest clues,
+/// and the reading with the other digits as entries (read as written in). None when no choice
+/// is so solved, or two solve differently, or something lies over the grid: a glare spot
+/// fades the digits beside it into an ink of their own, and the rest, needing a clue the spot
+/// hid, was "corrected" into a puzzle with one solution, the wrong one (`image1006` with a
+/// glare spot, in `cargo bench --bench photos`).
+pub fn judged_apart(
+    reading: &GridReading,
+    inks: &[Vec<usize>],
+    judge: impl Fn(&GridReading) -> Judged,
+) -> Option<(GridReading, Judged)> {
+    if reading.hidden().contains(&true) {
+        return None;
+    }
+    let mut choices: Vec<Vec<usize>> = Vec::new();
+    for (k, ink) in inks.iter().enumerate() {
+        choices.push(ink.clone());
+        if inks.len() > 2 {
+            let others = inks
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != k)
+                .flat_map(|(_, cells)| cells.iter().copied())
+                .collect();
+            choices.push(others);
+        }
+    }
+    let mut best: Option<(GridReading, Judged)> = None;
+    for givens in choices.into_iter().filter(|g| g.len() >= FEWEST_CLUES) {
+        let entries: Vec<usize> = inks
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|c| !givens.contains(c))
+            .collect();
+        let apart = with_entries(reading, &entries);
+        let judged = judge(&apart);
+        let clearly = judged.margin.is_some_and(|m| m >= SOLVED_CLEARLY);
+        if judged.status != Status::Solved || !judged.corrections.is_empty() || !clearly {
+            continue;
+        }
+        match &best {
+            Some((_, b)) if b.solution != judged.solution => {
+                tracing::debug!("givens of different inks solve differently: neither taken");
+                return None;
+            }
+            Some((_, b)) if b.clues.filled() <= judged.clues.filled() => {}
+            _ => best = Some((apart, judged)),
+        }
+    }
+    best
+}
+
+/// `reading` with the digits in `entries` taken as somebody's entries, not print.
+fn with_entries(reading: &GridReading, entries: &[usize]) -> GridReading {
+    let no_clue: [f32; CLASSES] = std::array::from_fn(|d| if d == 0 { 1.0 } else { 0.0 });
+    GridReading(
+        reading
+            .0
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                if entries.contains(&i) {
+                    CellReading {
+                        handwritten: true,
+                        as_clue: no_clue,
+                        ..*r
+                    }
+                } else {
+                    *r
+                }
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cloud(centre: InkColour, spread: f32, n: usize, first: usize) -> Vec<(usize, InkColour)> {
+        (0..n)
+            .map(|k| {
+                let wobble = spread * ((k as f32 * 2.4).sin());
+                (
+                    first + k,
+                    [centre[0] + wobble, centre[1] - wobble, centre[2]],
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_apps_givens_and_entries_are_two_inks() {
+        // Slate givens and blue entries on white, and one wrong entry in red.
+        let mut digits = cloud([0.38, 0.28, 0.20], 0.02, 25, 0);
+        digits.extend(cloud([0.69, 0.35, 0.20], 0.02, 12, 40));
+        digits.push((80, [0.42, 0.36, 0.90]));
+        let groups = inks(&digits).expect("three inks");
+        let mut sizes: Vec<usize> = groups.iter().map(Vec::len).collect();
+        sizes.sort();
+        assert_eq!(sizes, [1, 12, 25]);
+    }
+
+    #[test]
+    fn one_ink_spread_by_the_light_and_focus_is_not_split() {
+        // A photographed page: black ink read from 0.05 to 0.45 of its paper's level (thin
+        // strokes out of focus take on their paper's light).
+        let digits: Vec<(usize, InkColour)> = (0..30)
+            .map(|k| {
+                let c = 0.05 + 0.4 * (k as f32 / 29.0);
+                (k, [c, c + 0.02, c - 0.01])
+            })
+            .collect();
+        assert_eq!(inks(&digits), None);
+    }
+
+    #[test]
+    fn a_digits_ink_is_its_strokes_core_on_any_background() {
+        // A blue stroke with its anti-aliased edge, on white and on a pale blue highlight.
+        for paper in [[255.0, 255.0, 255.0], [251.0, 222.0, 187.0]] {
+            let mut pixels = vec![paper; 200];
+            pixels.extend(vec![[175.0, 90.0, 50.0]; 20]);
+            pixels.extend(vec![[215.0, 172.0, 152.0]; 20]);
+            let c = colour_of(&pixels, Ink::Dark).expect("ink shows");
+            let want = [175.0, 90.0, 50.0].map(|v: f32| v / paper[0]);
+            assert!(apart(&c, &want) < 0.01, "{c:?}");
+        }
+        // Light digits on a dark screen, and on a selected cell's blue.
+        for paper in [[18.0, 18.0, 18.0], [130.0, 70.0, 30.0]] {
+            let mut pixels = vec![paper; 200];
+            pixels.extend(vec![[230.0, 230.0, 230.0]; 20]);
+            let c = colour_of(&pixels, Ink::Light).expect("ink shows");
+            assert!(c.iter().all(|v| (v - 0.90).abs() < 0.01), "{c:?}");
+        }
+        // Nothing written.
+        assert_eq!(colour_of(&[[250.0, 250.0, 250.0]; 100], Ink::Dark), None);
+    }
+}
