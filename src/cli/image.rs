@@ -125,6 +125,25 @@ fn process<'t>(
     Ok((puzzles, target))
 }
 
+/// Where `clues` (81 digits, 0 empty) break the rules, in words: which digit stands twice in
+/// which row, column or box, so that the reader can look there (a digit misread, an entry
+/// typed wrong). None when they break none.
+fn rules_broken(clues: &str) -> Option<String> {
+    let grid: sudoku_ar::grid::Grid = clues.parse().ok()?;
+    match sudoku_ar::solve::solve(&grid) {
+        Err(sudoku_ar::solve::SolveError::Invalid {
+            digit,
+            unit,
+            first,
+            second,
+        }) => Some(format!(
+            "{digit} twice in a {unit}: {}",
+            cells_named(&[first, second])?
+        )),
+        _ => None,
+    }
+}
+
 /// Cells (0-80) named as a reader finds them, `r9c5 r9c6`; None for none.
 fn cells_named(cells: &[usize]) -> Option<String> {
     (!cells.is_empty()).then(|| {
@@ -188,7 +207,10 @@ fn puzzle_line(name: &str, p: &PuzzleReport) -> String {
         }
         None => {
             let status = format!("{:?}", p.status).to_lowercase();
-            let line = format!("{name}: {status}, clues read {}", p.clues);
+            let mut line = format!("{name}: {status}, clues read {}", p.clues);
+            if let Some(why) = rules_broken(&p.clues) {
+                line = format!("{line}; {why}");
+            }
             match cells_named(&p.hidden) {
                 Some(cells) => format!("{line}; something lies over {cells}: uncover them"),
                 None if p.status == Status::Unsure => {
@@ -339,6 +361,18 @@ mod tests {
             line.ends_with(&format!("(clues {})", "1".repeat(81))),
             "{line}"
         );
+    }
+
+    #[test]
+    fn clues_that_break_the_rules_are_said_where() {
+        let mut clues = "0".repeat(81);
+        clues.replace_range(0..1, "9");
+        clues.replace_range(4..5, "9");
+        assert_eq!(
+            rules_broken(&clues).as_deref(),
+            Some("9 twice in a row: r1c1 r1c5")
+        );
+        assert_eq!(rules_broken(&"0".repeat(81)), None);
     }
 
     #[test]
