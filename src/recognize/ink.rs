@@ -280,6 +280,8 @@ fn with_entries(reading: &GridReading, entries: &[usize]) -> GridReading {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::grid::Grid;
+    use crate::recognize::verdict;
 
     fn cloud(centre: InkColour, spread: f32, n: usize, first: usize) -> Vec<(usize, InkColour)> {
         (0..n)
@@ -316,6 +318,53 @@ mod tests {
             })
             .collect();
         assert_eq!(inks(&digits), None);
+    }
+
+    /// A puzzle (17 clues, one solution), its solution, and the reading of the puzzle with
+    /// `typed` more cells typed in: each right but `wrong`, typed as the next digit.
+    fn game(typed: &[usize], wrong: usize) -> (Grid, Grid, GridReading) {
+        let givens: Grid =
+            "000000010400000000020000000000050407008000300001090000300400200050100000000806000"
+                .parse()
+                .unwrap();
+        let solution = crate::solve::solve(&givens).unwrap();
+        let mut shown = givens;
+        for &cell in typed {
+            shown.0[cell] = solution.0[cell];
+        }
+        shown.0[wrong] = solution.0[wrong] % 9 + 1;
+        (givens, solution, verdict::tests::reading_of(&shown, 0.99))
+    }
+
+    fn judge(reading: &GridReading) -> Judged {
+        verdict::judge_picture(reading, verdict::AsRead::Stands)
+    }
+
+    #[test]
+    fn the_givens_ink_is_the_puzzle_and_the_others_are_entries() {
+        let typed = [0, 1, 2, 3, 4, 5, 9, 10];
+        let (givens, solution, reading) = game(&typed, 2);
+        assert_ne!(
+            judge(&reading).status,
+            Status::Solved,
+            "a wrong entry read as a clue"
+        );
+        let given_cells: Vec<usize> = (0..81).filter(|&i| givens.0[i] != 0).collect();
+        let inks = [given_cells, typed.to_vec()];
+        let (apart, judged) = judged_apart(&reading, &inks, judge).expect("solved apart");
+        assert_eq!(judged.clues, givens);
+        assert_eq!(judged.solution, Some(solution));
+        let entries = verdict::entries_of(&apart, &judged.clues);
+        assert_eq!(verdict::wrong_entries(&apart, &entries, &solution), [2]);
+    }
+
+    #[test]
+    fn nothing_is_taken_apart_with_something_over_the_grid() {
+        let typed = [0, 1, 2, 3, 4, 5, 9, 10];
+        let (givens, _, mut reading) = game(&typed, 2);
+        reading.0[80].hidden = true;
+        let given_cells: Vec<usize> = (0..81).filter(|&i| givens.0[i] != 0).collect();
+        assert!(judged_apart(&reading, &[given_cells, typed.to_vec()], judge).is_none());
     }
 
     #[test]
