@@ -501,10 +501,7 @@ impl PhotoPipeline {
         ];
         for search in searches {
             let start = Instant::now();
-            let elsewhere = search(gray)?.filter(|found| {
-                let cell = found.quad.mean_side() / 9.0;
-                found.quad.max_corner_distance(&detection.quad) > 0.5 * cell
-            });
+            let elsewhere = search(gray)?.filter(|found| elsewhere(found, &detection.quad));
             times.detect += start.elapsed();
             if let Some(found) = elsewhere {
                 let clearer = found.score > detection.score;
@@ -520,6 +517,19 @@ impl PhotoPipeline {
         }
         if puzzle.solution.is_some() {
             return Ok(Some(puzzle));
+        }
+        // Or the firm ink outlined the grid short (see `detect::find_faint_grid`), where the
+        // faint ink closes the outline around it all.
+        let start = Instant::now();
+        let faint =
+            detect::find_faint_grid(gray)?.filter(|found| elsewhere(found, &detection.quad));
+        times.detect += start.elapsed();
+        if let Some(found) = faint {
+            let again = self.read(gray, margin, &found, times)?;
+            if again.solution.is_some() {
+                tracing::debug!("solved in the outline of the fainter ink");
+                return Ok(Some(again));
+            }
         }
         let smallest = self.process_smallest(gray, margin, times)?;
         // A reading with one solution, held back as unsure, is a Sudoku's all the same.
@@ -610,6 +620,12 @@ impl PhotoPipeline {
             detection.ink,
         ))
     }
+}
+
+/// Whether `found` lies elsewhere than `quad`: a corner half a cell or more away.
+fn elsewhere(found: &Detection, quad: &Quad) -> bool {
+    let cell = found.quad.mean_side() / 9.0;
+    found.quad.max_corner_distance(quad) > 0.5 * cell
 }
 
 /// A search for a grid in a picture laid in a margin (see [`detect`]).

@@ -183,28 +183,46 @@ pub fn find_smallest_grid(gray: &Mat) -> Result<Option<Detection>> {
     find_grid_at(gray, Look::Only, Scale::FINEST)
 }
 
+/// [`find_grid`]'s first search in faint ink only (see `Pass::Faint`), for a photo whose grid
+/// the firmer ink outlined short: a blurred page darkened across its bottom boxes, its border
+/// there too faint to close the outline, was outlined down to its second box line, the six
+/// rows above passed the grid check as nine (curved), and nothing was solved (Wicht's
+/// `image209` lit unevenly and tinted, session 75).
+pub fn find_faint_grid(gray: &Mat) -> Result<Option<Detection>> {
+    find_in_ink(gray, Ink::Dark, Look::Only, Scale::FAINT)
+}
+
 /// How a picture is searched: shrunk to at most `side` pixels, for outlines whose every side
-/// is at least `smallest` of the shrunk picture's shorter side (and 54 pixels).
+/// is at least `smallest` of the shrunk picture's shorter side (and 54 pixels); in faint ink
+/// only, or firmer ink first.
 #[derive(Debug, Clone, Copy)]
 struct Scale {
     side: f64,
     smallest: f64,
+    faint_only: bool,
 }
 
 impl Scale {
     const COARSE: Scale = Scale {
         side: WORK_SIDE,
         smallest: 0.12,
+        faint_only: false,
+    };
+    const FAINT: Scale = Scale {
+        faint_only: true,
+        ..Scale::COARSE
     };
     const FINE: Scale = Scale {
         side: FINE_WORK_SIDE,
         smallest: 0.12,
+        faint_only: false,
     };
     /// See [`find_smallest_grid`]: outlines down to 0.04 of the picture's shorter side (120 px
     /// in a 4000x3000 photo, cells of 13 px), where 0.12 would ask 363 px.
     const FINEST: Scale = Scale {
         side: FINEST_WORK_SIDE,
         smallest: 0.04,
+        faint_only: false,
     };
 }
 
@@ -252,8 +270,11 @@ fn find_dark_grid(gray: &Mat, look: Look, search: Scale) -> Result<Option<Detect
     let (dark, ink) = masks(work)?;
     // Faint, blurred grids can have gaps in their outer border; closing them is the fallback
     // because it also joins the grid to print nearby.
-    let mut found = first_grid(work, &ink, Pass::Ink, look, search.smallest)?;
-    if found.is_none() {
+    let mut found = None;
+    if !search.faint_only {
+        found = first_grid(work, &ink, Pass::Ink, look, search.smallest)?;
+    }
+    if found.is_none() && !search.faint_only {
         found = first_grid(work, &dilated(&ink)?, Pass::Closed, look, search.smallest)?;
     }
     // In a photo, broad dark print too: a title bar printed flush against the grid (white
@@ -264,6 +285,7 @@ fn find_dark_grid(gray: &Mat, look: Look, search: Scale) -> Result<Option<Detect
     // photographed): the grid the bar is left out of is taken instead when it shows more
     // clearly, or holds the one found.
     if look == Look::Only
+        && !search.faint_only
         && let Some(inside) = first_grid(work, &dark, Pass::WithBars, look, search.smallest)?
         && found
             .as_ref()
