@@ -59,8 +59,8 @@ pub fn run(file: Option<&Path>) -> anyhow::Result<ExitCode> {
 }
 
 /// The argument as a puzzle typed on the command line (`sudoku-ar solve 53..7....`): digits
-/// and empty-cell marks only (see `Grid`'s `FromStr`), where no file of that name exists (a cell too few is then said so, not "no
-/// such file").
+/// and empty-cell marks only (see `Grid`'s `FromStr`), where no file of that name exists (a
+/// cell too few is then said so, not "no such file").
 fn typed(argument: &Path) -> Option<String> {
     let text = argument.to_str()?.trim();
     let cells = !text.is_empty()
