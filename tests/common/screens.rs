@@ -333,7 +333,7 @@ pub fn render(line: &str, style: Style, seed: u64) -> Screen {
     let mut mistakes = Vec::new();
     if style.entries && style.mistakes {
         let typed: Vec<usize> = (0..81).filter(|&i| entries[i] != 0).collect();
-        for _ in 0..2 {
+        for _ in 0..2.min(typed.len()) {
             let i = typed[(random.unit() * typed.len() as f64) as usize % typed.len()];
             if !mistakes.contains(&i) {
                 entries[i] = 1 + (entries[i] + (random.unit() * 7.0) as u8) % 9;
