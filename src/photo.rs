@@ -461,6 +461,7 @@ impl PhotoPipeline {
         }
         let start = Instant::now();
         // A grid touching the picture's edge may only be found with paper laid around it.
+        let picture = gray;
         let padded;
         let (gray, margin, detection) = match detect::find_grid(gray, Look::Only)? {
             Some(found) => (gray, 0.0, Some(found)),
@@ -473,10 +474,13 @@ impl PhotoPipeline {
         };
         times.detect += start.elapsed();
         let Some(detection) = detection else {
-            return match self.process_smallest(gray, margin, times)? {
-                None => self.process_small_card(gray, margin, times),
-                found => Ok(found),
-            };
+            if let Some(found) = self.process_smallest(gray, margin, times)? {
+                return Ok(Some(found));
+            }
+            if let Some(found) = self.process_small_card(gray, margin, times)? {
+                return Ok(Some(found));
+            }
+            return self.process_picture_filling(picture, times);
         };
         let puzzle = self.read(gray, margin, &detection, times)?;
         if puzzle.drawn() {
@@ -531,6 +535,11 @@ impl PhotoPipeline {
                 return Ok(Some(again));
             }
         }
+        // Or the grid fills the picture, and what was found is a part of it (a box, with
+        // its cells' lines taken for a grid's).
+        if let Some(filling) = self.process_picture_filling(picture, times)? {
+            return Ok(Some(filling));
+        }
         let smallest = self.process_smallest(gray, margin, times)?;
         // A reading with one solution, held back as unsure, is a Sudoku's all the same.
         if smallest.is_none()
@@ -571,6 +580,22 @@ impl PhotoPipeline {
     ) -> Result<Option<Puzzle>> {
         let found = self.found_and_read(gray, margin, times, detect::find_small_borderless_grid)?;
         Ok(found.filter(|puzzle| puzzle.solution.is_some()))
+    }
+
+    /// The puzzle on a grid filling the picture to its edges, outlined by the picture itself
+    /// ([`detect::find_picture_filling_grid`]: a screenshot cropped inside the grid's border),
+    /// searched when nothing else was found: if it is solved, or holds as many digits as a
+    /// Sudoku's clues at least (a game in progress with an entry typed wrong reads invalid, and
+    /// may be solved from its givens, see [`PhotoPipeline::apart_by_ink`]).
+    fn process_picture_filling(
+        &mut self,
+        gray: &Mat,
+        times: &mut StageTimes,
+    ) -> Result<Option<Puzzle>> {
+        let found = self.found_and_read(gray, 0.0, times, detect::find_picture_filling_grid)?;
+        Ok(found.filter(|puzzle| {
+            puzzle.solution.is_some() || puzzle.clues.filled() >= ink::FEWEST_CLUES
+        }))
     }
 
     /// Reads and judges the grid `detection` found in `gray`, laid in a `margin`.

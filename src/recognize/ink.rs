@@ -196,7 +196,7 @@ const SPREAD_FLOOR: f32 = 0.03;
 const SOLVED_CLEARLY: f32 = 3.0;
 
 /// The fewest clues a Sudoku with one solution has.
-const FEWEST_CLUES: usize = 17;
+pub const FEWEST_CLUES: usize = 17;
 
 /// The puzzle `reading` shows when the digits of some of the `inks` are the givens and the
 /// others entries: each ink alone, and all inks but one, are judged by `judge` as the givens

@@ -12,7 +12,7 @@ use opencv::prelude::*;
 use super::check::{GridCheck, check_grid};
 use super::corners::{Line, intersect, line_through, parabola_peak};
 use super::outlines::outlines;
-use super::{Detection, Edge, Ink, Look, Scale, WORK_SIDE, shrink_factor};
+use super::{Detection, Edge, Ink, Look, MIN_GRID_SCORE, Scale, WORK_SIDE, shrink_factor};
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance, warp};
 use crate::raster::{GrayView, morphed};
@@ -62,6 +62,50 @@ enum Plain {
 /// (0.15 s more for a 1920x1280 photo with no puzzle in it).
 pub fn find_small_borderless_grid(gray: &Mat) -> Result<Option<Detection>> {
     detection(gray, search_windows(gray)?)
+}
+
+/// A photo's very last search: the picture itself as the grid's outline. A screenshot cropped
+/// to the grid inside its border line (or an app's grid with none, cropped at its cells) has
+/// its cells run on to the picture's edges: no outline, nor a card's edge, to find. Taken when
+/// the picture is about square ([`FILLING_ASPECT`]), frames a grid dark on light or light on
+/// dark, and shows the lattice of its inner lines each way, onto which its sides are moved.
+pub fn find_picture_filling_grid(gray: &Mat) -> Result<Option<Detection>> {
+    let (w, h) = (f64::from(gray.cols()), f64::from(gray.rows()));
+    if w.max(h) > FILLING_ASPECT * w.min(h) {
+        return Ok(None);
+    }
+    let scale = shrink_factor(w.max(h), WORK_SIDE);
+    let mut work = Mat::default();
+    let size = Size::new((w / scale).round() as i32, (h / scale).round() as i32);
+    imgproc::resize(gray, &mut work, size, 0.0, 0.0, imgproc::INTER_AREA)?;
+    let frame = |w: f64, h: f64| {
+        Quad([
+            [0.0, 0.0],
+            [w - 1.0, 0.0],
+            [w - 1.0, h - 1.0],
+            [0.0, h - 1.0],
+        ])
+    };
+    let shrunk = frame(f64::from(size.width), f64::from(size.height));
+    for ink in [Ink::Dark, Ink::Light] {
+        let mut negative = Mat::default();
+        let dark = ink.as_dark(&work, &mut negative)?;
+        let check = check_grid(dark, &shrunk, Look::Only)?;
+        tracing::trace!(?ink, score = check.score, "the picture as a grid");
+        if check.score < MIN_GRID_SCORE || !lattice_shows(dark, &shrunk)? {
+            continue;
+        }
+        let mut negative = Mat::default();
+        return Ok(Some(Detection {
+            quad: on_the_lattice(ink.as_dark(gray, &mut negative)?, &frame(w, h))?,
+            score: check.score,
+            ink,
+            smeared: false,
+            edge: Edge::Card,
+            cut: false,
+        }));
+    }
+    Ok(None)
 }
 
 /// The detection of what [`search`] found, its sides moved onto the lattice inside.
@@ -388,11 +432,27 @@ fn lattices(gray: &Mat, quad: &Quad) -> Result<[Option<(f64, f64)>; 2]> {
         return Ok([None, None]);
     };
     let side = 9 * LATTICE_CELL;
-    let rectified = warp(
+    // Rectified near the picture's own resolution and shrunk by averaging: sampled straight at
+    // a 24th of a cell, an app's cell lines a pixel or two wide in a 985 px screenshot fell
+    // between the samples, and a grid showing all of them was taken for none.
+    let finer = (quad.mean_side() / side as f64)
+        .round()
+        .clamp(1.0, LATTICE_FINER);
+    let fine_side = (finer * side as f64) as i32;
+    let fine = warp(
         gray,
-        &Homography::scaling(side as f64).after(&grid_from_image),
-        Size::new(side as i32, side as i32),
+        &Homography::scaling(f64::from(fine_side)).after(&grid_from_image),
+        Size::new(fine_side, fine_side),
         true,
+    )?;
+    let mut rectified = Mat::default();
+    imgproc::resize(
+        &fine,
+        &mut rectified,
+        Size::new(side as i32, side as i32),
+        0.0,
+        0.0,
+        imgproc::INTER_AREA,
     )?;
     let view = GrayView::new(&rectified)?;
     let cell = LATTICE_CELL as f64;
@@ -501,6 +561,9 @@ const LATTICE_SLACK: f64 = 0.03;
 const LATTICE_REACH: f64 = 0.5;
 const LATTICE_FIT: f64 = 0.08;
 const MIN_LINE: f64 = 4.0;
+/// At most how many times finer than the lattice's cells a grid is rectified before they are
+/// averaged down to them (see [`lattices`]).
+const LATTICE_FINER: f64 = 4.0;
 
 /// Where along each side (share of it, from either end) the edge is looked for: clear of an
 /// app's rounded corners.
@@ -608,6 +671,9 @@ const EDGE_REACH: f64 = 0.2;
 /// degrees from the camera (a printed page's outlines may be more oblique, see
 /// `outlines::quad_of`).
 const CARD_ASPECT: f64 = 1.6;
+/// How much longer than its shorter side a picture the grid fills may be: cropped half a cell
+/// unevenly, 1.06.
+const FILLING_ASPECT: f64 = 1.12;
 /// The faintest step (gray levels per pixel) taken for the card's edge.
 const MIN_STEP: f64 = 4.0;
 
@@ -790,6 +856,114 @@ mod tests {
             first.abs() < 0.01 && (last - 1.0).abs() < 0.01,
             "{first} {last}"
         );
+    }
+
+    /// A `side` px picture filled by a grid whose border would lie `inset` px beyond each edge:
+    /// white, cell lines 1 px of 200, box lines 3 px of 60, a digit-like ring in a few cells.
+    fn grid_filling(side: i32, inset: f64) -> (Mat, Quad) {
+        let mut page =
+            Mat::new_rows_cols_with_default(side, side, CV_8UC1, Scalar::all(255.0)).unwrap();
+        let cell = (f64::from(side - 1) + 2.0 * inset) / 9.0;
+        let at = |k: i32| (f64::from(k) * cell - inset).round() as i32;
+        for k in 1..9 {
+            let (colour, t) = if k % 3 == 0 { (60.0, 3) } else { (200.0, 1) };
+            let line = |p: &mut Mat, a: Point, b: Point| {
+                imgproc::line(p, a, b, Scalar::all(colour), t, imgproc::LINE_8, 0).unwrap()
+            };
+            line(&mut page, Point::new(at(k), 0), Point::new(at(k), side));
+            line(&mut page, Point::new(0, at(k)), Point::new(side, at(k)));
+        }
+        for (r, c) in [(0, 0), (2, 5), (4, 4), (6, 8), (8, 2), (8, 8)] {
+            let centre = Point::new(at(c) + (cell / 2.0) as i32, at(r) + (cell / 2.0) as i32);
+            let radius = (cell / 4.0) as i32;
+            imgproc::circle(
+                &mut page,
+                centre,
+                radius,
+                Scalar::all(30.0),
+                3,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
+        }
+        let (a, b) = (-inset, f64::from(side - 1) + inset);
+        (page, Quad([[a, a], [b, a], [b, b], [a, b]]))
+    }
+
+    #[test]
+    fn thin_lines_of_a_large_grid_show_as_its_lattice() {
+        // 1 px cell lines 105-115 px apart: sampled at a 24th of a cell, most fell between the
+        // samples, at one size or another.
+        for (k, side) in (950..1040).step_by(9).enumerate() {
+            // The lines lie off the picture's own ninths, where the samples fall.
+            let (page, _) = grid_filling(side, 0.5 * k as f64);
+            let last = f64::from(side - 1);
+            let picture = Quad([[0.0, 0.0], [last, 0.0], [last, last], [0.0, last]]);
+            assert!(lattice_shows(&page, &picture).unwrap(), "{side} px");
+        }
+    }
+
+    #[test]
+    fn a_grid_filling_the_picture_is_outlined_by_it_on_its_lattice() {
+        for (side, inset) in [(990, 6.0), (420, 2.0), (600, 0.0)] {
+            let (page, truth) = grid_filling(side, inset);
+            let found = find_picture_filling_grid(&page)
+                .unwrap()
+                .unwrap_or_else(|| panic!("{side} px, {inset} px inside: not found"));
+            let off = found.quad.max_corner_distance(&truth);
+            let cell = truth.mean_side() / 9.0;
+            assert!(
+                off < 0.05 * cell,
+                "{side}: {:?} ({off:.2} px off)",
+                found.quad
+            );
+            assert_eq!(found.ink, Ink::Dark);
+            // In the negative (a dark mode), the same.
+            let mut negative = Mat::default();
+            opencv::core::bitwise_not(&page, &mut negative, &opencv::core::no_array()).unwrap();
+            let found = find_picture_filling_grid(&negative)
+                .unwrap()
+                .expect("found");
+            assert_eq!(found.ink, Ink::Light);
+        }
+    }
+
+    #[test]
+    fn a_blank_a_wide_or_a_ruled_picture_is_no_grid_filling_it() {
+        let blank = Mat::new_rows_cols_with_default(500, 500, CV_8UC1, Scalar::all(255.0)).unwrap();
+        assert!(find_picture_filling_grid(&blank).unwrap().is_none());
+        // The grid with a strip added below: a screenshot's whole screen, not its grid.
+        let (page, _) = grid_filling(500, 0.0);
+        let mut tall = Mat::default();
+        opencv::core::copy_make_border(
+            &page,
+            &mut tall,
+            0,
+            100,
+            0,
+            0,
+            opencv::core::BORDER_CONSTANT,
+            Scalar::all(255.0),
+        )
+        .unwrap();
+        assert!(find_picture_filling_grid(&tall).unwrap().is_none());
+        // Ruled paper: lines one way only.
+        let mut ruled = blank.clone();
+        for k in 1..9 {
+            let y = k * 500 / 9;
+            imgproc::line(
+                &mut ruled,
+                Point::new(0, y),
+                Point::new(500, y),
+                Scalar::all(80.0),
+                2,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
+        }
+        assert!(find_picture_filling_grid(&ruled).unwrap().is_none());
     }
 
     #[test]

@@ -30,7 +30,8 @@ mod corners;
 mod outlines;
 
 pub use cards::{
-    find_borderless_grid, find_borderless_grid_in_frame, find_small_borderless_grid, lattice_shows,
+    find_borderless_grid, find_borderless_grid_in_frame, find_picture_filling_grid,
+    find_small_borderless_grid, lattice_shows,
 };
 pub use check::grid_score;
 use check::{GridCheck, check_grid, dark_mask, long_run_share};
