@@ -431,32 +431,60 @@ fn lattices(gray: &Mat, quad: &Quad) -> Result<[Option<(f64, f64)>; 2]> {
     else {
         return Ok([None, None]);
     };
-    let side = 9 * LATTICE_CELL;
-    // Rectified near the picture's own resolution and shrunk by averaging: sampled straight at
-    // a 24th of a cell, an app's cell lines a pixel or two wide in a 985 px screenshot fell
-    // between the samples, and a grid showing all of them was taken for none.
-    let finer = (quad.mean_side() / side as f64)
+    let mut ends = lattice_ends_each_way(&rectified(gray, &grid_from_image, 1.0)?)?;
+    // Sampled at a 24th of a cell, an app's cell lines a pixel or two wide in a 985 px
+    // screenshot fell between the samples: a grid showing all of them was taken for none. A
+    // way whose lines do not show so is looked at again, rectified near the picture's own
+    // resolution and averaged down (not always: averaged, faint lines fade against the edges
+    // of a highlighted row or column, which a line sampled whole outweighs).
+    let finer = (quad.mean_side() / (9 * LATTICE_CELL) as f64)
         .round()
         .clamp(1.0, LATTICE_FINER);
-    let fine_side = (finer * side as f64) as i32;
+    if finer > 1.0 && ends.iter().any(Option::is_none) {
+        let again = lattice_ends_each_way(&rectified(gray, &grid_from_image, finer)?)?;
+        for (end, again) in ends.iter_mut().zip(again) {
+            *end = end.or(again);
+        }
+    }
+    Ok(ends)
+}
+
+/// [`lattices`] of a grid rectified into `rectified`, down its columns and along its rows.
+fn lattice_ends_each_way(rectified: &Mat) -> Result<[Option<(f64, f64)>; 2]> {
+    let view = GrayView::new(rectified)?;
+    let cell = LATTICE_CELL as f64;
+    Ok([true, false].map(|columns| lattice_ends(&median_profile(&view, columns), cell)))
+}
+
+/// The grid of `gray` rectified by `grid_from_image` at [`LATTICE_CELL`] pixels a cell: warped
+/// `finer` times as fine and each block of pixels averaged, where `finer` is more than 1.
+fn rectified(gray: &Mat, grid_from_image: &Homography, finer: f64) -> Result<Mat> {
+    let side = 9 * LATTICE_CELL as i32;
+    let fine_side = (finer * f64::from(side)).round() as i32;
+    // Pixel centres: the block averaged into pixel i has its middle at i * finer + (finer - 1) / 2.
+    let shift = (finer - 1.0) / 2.0;
+    let fine_from_image = Homography::translation(shift, shift)
+        .after(&Homography::scaling(f64::from(fine_side)))
+        .after(grid_from_image);
     let fine = warp(
         gray,
-        &Homography::scaling(f64::from(fine_side)).after(&grid_from_image),
+        &fine_from_image,
         Size::new(fine_side, fine_side),
         true,
     )?;
-    let mut rectified = Mat::default();
+    if fine_side == side {
+        return Ok(fine);
+    }
+    let mut averaged = Mat::default();
     imgproc::resize(
         &fine,
-        &mut rectified,
-        Size::new(side as i32, side as i32),
+        &mut averaged,
+        Size::new(side, side),
         0.0,
         0.0,
         imgproc::INTER_AREA,
     )?;
-    let view = GrayView::new(&rectified)?;
-    let cell = LATTICE_CELL as f64;
-    Ok([true, false].map(|columns| lattice_ends(&median_profile(&view, columns), cell)))
+    Ok(averaged)
 }
 
 /// For each column (or, `columns` false, each row) of `view`, its median: a line running the
