@@ -104,6 +104,37 @@ fn solve_reads_grids_typed_as_nine_rows_and_dash_as_standard_input() {
 }
 
 #[test]
+fn solve_reads_rows_typed_as_in_a_spreadsheet_or_a_json_array() {
+    // A CSV file of 9 rows; a JSON array of rows on one line, and spread over lines.
+    let rows = [
+        "5,3,0,0,7,0,0,0,0",
+        "6,0,0,1,9,5,0,0,0",
+        "0,9,8,0,0,0,0,6,0",
+        "8,0,0,0,6,0,0,0,3",
+        "4,0,0,8,0,3,0,0,1",
+        "7,0,0,0,2,0,0,0,6",
+        "0,6,0,0,0,0,2,8,0",
+        "0,0,0,4,1,9,0,0,5",
+        "0,0,0,0,8,0,0,7,9",
+    ];
+    let csv = rows.join("\n");
+    let array: Vec<String> = rows.iter().map(|r| format!("[{r}]")).collect();
+    let one_line = format!("[{}]", array.join(","));
+    let spread = format!("[\n  {}\n]", array.join(",\n  "));
+    let input = format!("{csv}\n\n{one_line}\n\n{spread}\n");
+    let out = sudoku_ar(&["solve", "-"], &input);
+    let stdout = text(&out.stdout);
+    let solution =
+        "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [solution; 3],
+        "{stdout}"
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
 fn solve_reads_a_file_and_names_a_missing_one() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("puzzles.txt");

@@ -38,9 +38,10 @@ pub enum Command {
 
 #[derive(clap::Args, Debug)]
 pub struct SolveArgs {
-    /// File with one puzzle per line (or per 9 lines of 9 cells, spaces, `|` and lines of `-+`
-    /// between boxes left out), or one puzzle typed as its 81 cells; reads standard input when
-    /// left out or `-`. Blank lines and lines starting with # are skipped.
+    /// File with one puzzle per line (or per 9 lines of 9 cells; spaces, `|`, commas, brackets
+    /// and quotes between cells, as in a CSV file or a JSON array, and lines of `-+` between
+    /// boxes left out), or one puzzle typed as its 81 cells; reads standard input when left out
+    /// or `-`. Blank lines and lines starting with # are skipped.
     pub file: Option<PathBuf>,
 }
 

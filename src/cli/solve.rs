@@ -76,8 +76,9 @@ struct Puzzle {
     cells: Result<String, String>,
 }
 
-/// Puzzles typed one per line (81 cells), or as 9 lines of 9 cells, as printed: spaces and `|`
-/// between cells, and lines of `-`, `+`, `|` or `=` between boxes, are left out.
+/// Puzzles typed one per line (81 cells), or as 9 lines of 9 cells, as printed: what stands
+/// between cells (see `is_between_cells`), and lines of `-`, `+`, `|` or `=` between boxes, are
+/// left out.
 #[derive(Default)]
 struct PuzzleLines {
     /// Rows of a grid typed as 9 lines: where it starts, and the rows so far.
@@ -92,10 +93,11 @@ impl PuzzleLines {
         if text.is_empty() || text.starts_with('#') || is_rule(text) {
             return Vec::new();
         }
-        let cells: String = text
-            .chars()
-            .filter(|c| !c.is_whitespace() && *c != '|')
-            .collect();
+        let cells: String = text.chars().filter(|c| !is_between_cells(*c)).collect();
+        // A bracket or a quote alone on its line (a JSON array spread over lines) holds no cell.
+        if cells.is_empty() {
+            return Vec::new();
+        }
         if cells.chars().count() == 9 {
             let (_, rows) = self.rows.get_or_insert_with(|| (number, Vec::new()));
             rows.push(cells);
@@ -122,6 +124,12 @@ impl PuzzleLines {
         };
         Some(Puzzle { line, cells })
     }
+}
+
+/// Whether `c` stands between cells as typed, not for one: spaces and `|` as printed, commas
+/// and semicolons as in a spreadsheet's rows, brackets and quotes as in a JSON array of rows.
+fn is_between_cells(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '|' | ',' | ';' | '[' | ']' | '"' | '\'')
 }
 
 /// Whether a line only draws the boxes' edges (`------+-------+------`).
