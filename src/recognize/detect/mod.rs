@@ -373,6 +373,10 @@ fn first_grid(
     smallest: f64,
 ) -> Result<Option<(Quad, GridCheck)>> {
     let work_view = GrayView::new(work)?;
+    // A photo's outline running onto the picture's edge, held while the rest are looked at: a
+    // pattern the page lies on (graph paper, tiles) has lines near the ninths of any outline
+    // over it, and the picture's own frame passed the grid check at 0.55 around the puzzle.
+    let mut cut_held: Option<(Quad, GridCheck)> = None;
     for rivals in outlines(mask, smallest)? {
         let mut best: Option<(Quad, GridCheck)> = None;
         for outline in rivals {
@@ -393,11 +397,19 @@ fn first_grid(
                 best = Some((quad, check));
             }
         }
-        if let Some(found) = best {
-            return Ok(Some(found));
+        let Some(found) = best else { continue };
+        match &cut_held {
+            None if look == Look::Only && found.1.cut => cut_held = Some(found),
+            None => return Ok(Some(found)),
+            // A grid whole in the picture and framed more clearly is the puzzle.
+            Some((_, held)) if !found.1.cut && !found.1.pale && found.1.score > held.score => {
+                tracing::trace!(quad = ?found.0, "a grid inside a pattern running off the picture");
+                return Ok(Some(found));
+            }
+            Some(_) => {}
         }
     }
-    Ok(None)
+    Ok(cut_held)
 }
 
 /// `outline` or the same refined onto the printed border, whichever frames the grid more
