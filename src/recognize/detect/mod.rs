@@ -854,6 +854,44 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_grid_on_a_page_laid_on_graph_paper_is_found_not_the_paper() {
+        // Graph paper or tiles all round the page, ruled every `spacing` px: its lines fall
+        // near the ninths of the picture's own frame, which passed the grid check.
+        for spacing in [25, 40, 60, 90] {
+            let mut picture = drawn_grid(1000, 750, 330, 200, 360);
+            let mut paper =
+                Mat::new_rows_cols_with_default(750, 1000, CV_8UC1, Scalar::all(200.0)).unwrap();
+            for at in (0..1000).step_by(spacing) {
+                let (a, b) = (Point::new(at, 0), Point::new(at, 750));
+                imgproc::line(&mut paper, a, b, Scalar::all(80.0), 2, imgproc::LINE_8, 0).unwrap();
+                let (a, b) = (Point::new(0, at), Point::new(1000, at));
+                imgproc::line(&mut paper, a, b, Scalar::all(80.0), 2, imgproc::LINE_8, 0).unwrap();
+            }
+            // The page, 80 px of white round the grid; the paper everywhere else.
+            let page = Rect::new(250, 120, 520, 520);
+            Mat::roi(&picture, page)
+                .unwrap()
+                .copy_to(&mut Mat::roi_mut(&mut paper, page).unwrap())
+                .unwrap();
+            picture = paper;
+            let found = find_grid(&picture, Look::Only)
+                .unwrap()
+                .unwrap_or_else(|| panic!("ruled every {spacing} px: nothing found"));
+            let truth = Quad([
+                [330.0, 200.0],
+                [690.0, 200.0],
+                [690.0, 560.0],
+                [330.0, 560.0],
+            ]);
+            assert!(
+                found.quad.max_corner_distance(&truth) < 2.0,
+                "ruled every {spacing} px: {:?}",
+                found.quad
+            );
+        }
+    }
+
+    #[test]
     fn finds_a_drawn_grid_with_subpixel_corners() {
         let page = drawn_grid(640, 480, 100, 60, 360);
         let found = find_grid(&page, Look::Only).unwrap().expect("grid");
