@@ -584,7 +584,7 @@ impl PhotoPipeline {
 
     /// The puzzle on a grid filling the picture to its edges, outlined by the picture itself
     /// ([`detect::find_picture_filling_grid`]: a screenshot cropped inside the grid's border),
-    /// searched when nothing else was found: if it is solved, or holds as many digits as a
+    /// searched when nothing else found was solved: if it is solved, or holds as many digits as a
     /// Sudoku's clues at least (a game in progress with an entry typed wrong reads invalid, and
     /// may be solved from its givens, see [`PhotoPipeline::apart_by_ink`]).
     fn process_picture_filling(

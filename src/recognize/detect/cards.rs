@@ -3,7 +3,8 @@
 //! with no outer border line, as apps draw it: a white card with pale cell lines on a tinted
 //! background, or its nine boxes as separate tiles with the background showing between them.
 //! The other searches outline dark strokes, and such a grid has none around it: its outline is
-//! where the card's (or the tiles') plain colour meets the background's.
+//! where the card's (or the tiles') plain colour meets the background's. And a photo's very
+//! last ([`find_picture_filling_grid`]): a grid filling the picture, its outline the picture's.
 
 use opencv::core::{Mat, Point2f, Size, Vector};
 use opencv::imgproc;
@@ -78,12 +79,12 @@ pub fn find_picture_filling_grid(gray: &Mat) -> Result<Option<Detection>> {
     let mut work = Mat::default();
     let size = Size::new((w / scale).round() as i32, (h / scale).round() as i32);
     imgproc::resize(gray, &mut work, size, 0.0, 0.0, imgproc::INTER_AREA)?;
-    let frame = |w: f64, h: f64| {
+    let frame = |width: f64, height: f64| {
         Quad([
             [0.0, 0.0],
-            [w - 1.0, 0.0],
-            [w - 1.0, h - 1.0],
-            [0.0, h - 1.0],
+            [width - 1.0, 0.0],
+            [width - 1.0, height - 1.0],
+            [0.0, height - 1.0],
         ])
     };
     let shrunk = frame(f64::from(size.width), f64::from(size.height));

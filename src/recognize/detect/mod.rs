@@ -363,7 +363,8 @@ fn bar_left_out_instead(found: &(Quad, GridCheck), inside: &(Quad, GridCheck)) -
     (same && trimmed_check.score > check.score) || holds
 }
 
-/// The first (largest) outline in `mask` that frames a grid, and how clearly.
+/// The first (largest) outline in `mask` that frames a grid, and how clearly; in a photo, one
+/// running onto the picture's edge only when no grid whole in the picture frames more clearly.
 /// `smallest`: see [`Scale`].
 fn first_grid(
     work: &Mat,
@@ -858,22 +859,23 @@ pub(crate) mod tests {
         // Graph paper or tiles all round the page, ruled every `spacing` px: its lines fall
         // near the ninths of the picture's own frame, which passed the grid check.
         for spacing in [25, 40, 60, 90] {
-            let mut picture = drawn_grid(1000, 750, 330, 200, 360);
-            let mut paper =
+            let grid = drawn_grid(1000, 750, 330, 200, 360);
+            let mut picture =
                 Mat::new_rows_cols_with_default(750, 1000, CV_8UC1, Scalar::all(200.0)).unwrap();
             for at in (0..1000).step_by(spacing) {
                 let (a, b) = (Point::new(at, 0), Point::new(at, 750));
-                imgproc::line(&mut paper, a, b, Scalar::all(80.0), 2, imgproc::LINE_8, 0).unwrap();
+                imgproc::line(&mut picture, a, b, Scalar::all(80.0), 2, imgproc::LINE_8, 0)
+                    .unwrap();
                 let (a, b) = (Point::new(0, at), Point::new(1000, at));
-                imgproc::line(&mut paper, a, b, Scalar::all(80.0), 2, imgproc::LINE_8, 0).unwrap();
+                imgproc::line(&mut picture, a, b, Scalar::all(80.0), 2, imgproc::LINE_8, 0)
+                    .unwrap();
             }
-            // The page, 80 px of white round the grid; the paper everywhere else.
+            // The page, 80 px of white round the grid, laid on the paper.
             let page = Rect::new(250, 120, 520, 520);
-            Mat::roi(&picture, page)
+            Mat::roi(&grid, page)
                 .unwrap()
-                .copy_to(&mut Mat::roi_mut(&mut paper, page).unwrap())
+                .copy_to(&mut Mat::roi_mut(&mut picture, page).unwrap())
                 .unwrap();
-            picture = paper;
             let found = find_grid(&picture, Look::Only)
                 .unwrap()
                 .unwrap_or_else(|| panic!("ruled every {spacing} px: nothing found"));
