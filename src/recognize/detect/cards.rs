@@ -68,8 +68,9 @@ pub fn find_small_borderless_grid(gray: &Mat) -> Result<Option<Detection>> {
 /// A photo's very last search: the picture itself as the grid's outline. A screenshot cropped
 /// to the grid inside its border line (or an app's grid with none, cropped at its cells) has
 /// its cells run on to the picture's edges: no outline, nor a card's edge, to find. Taken when
-/// the picture is about square ([`FILLING_ASPECT`]), frames a grid dark on light or light on
-/// dark, and shows the lattice of its inner lines each way, onto which its sides are moved.
+/// the picture is about square (sides within 1.12 of each other), frames a grid, dark on light
+/// or light on dark, and shows the lattice of its inner lines each way, onto which its sides
+/// are moved.
 pub fn find_picture_filling_grid(gray: &Mat) -> Result<Option<Detection>> {
     let (w, h) = (f64::from(gray.cols()), f64::from(gray.rows()));
     if w.max(h) > FILLING_ASPECT * w.min(h) {
