@@ -314,15 +314,26 @@ fn laid_small(screen: &Screen, share: f64, background: f64, along: [f64; 2]) -> 
         .copy_to(&mut Mat::roi_mut(&mut image, at).unwrap())
         .unwrap();
     let (sx, sy) = (size.width as f64 / w, size.height as f64 / h);
-    Screen {
-        name: format!("{} at {share} on {background}", screen.name),
+    shown_as(
+        screen,
+        format!("{} at {share} on {background}", screen.name),
         image,
-        corners: sudoku_ar::geometry::Quad(
-            screen
-                .corners
-                .0
-                .map(|[u, v]| [x + (u + 0.5) * sx - 0.5, y + (v + 0.5) * sy - 0.5]),
-        ),
+        |[u, v]| [x + (u + 0.5) * sx - 0.5, y + (v + 0.5) * sy - 0.5],
+    )
+}
+
+/// `screen`'s puzzle in another picture of it, `image`, named `name`, each of its corners
+/// where `place` puts it.
+fn shown_as(
+    screen: &Screen,
+    name: String,
+    image: opencv::core::Mat,
+    place: impl Fn([f64; 2]) -> [f64; 2],
+) -> Screen {
+    Screen {
+        name,
+        image,
+        corners: sudoku_ar::geometry::Quad(screen.corners.0.map(place)),
         givens: screen.givens,
         entries: screen.entries,
         mistakes: screen.mistakes.clone(),
@@ -411,20 +422,12 @@ fn cropped_to_the_grid(screen: &Screen, inset: [f64; 4], scale: f64) -> Screen {
         f64::from(size.width) / f64::from(at.width),
         f64::from(size.height) / f64::from(at.height),
     );
-    Screen {
-        name: format!("{} cropped {inset:?} at {scale}", screen.name),
+    shown_as(
+        screen,
+        format!("{} cropped {inset:?} at {scale}", screen.name),
         image,
-        corners: sudoku_ar::geometry::Quad(
-            screen
-                .corners
-                .0
-                .map(|[u, v]| [(u - left + 0.5) * sx - 0.5, (v - top + 0.5) * sy - 0.5]),
-        ),
-        givens: screen.givens,
-        entries: screen.entries,
-        mistakes: screen.mistakes.clone(),
-        solution: screen.solution,
-    }
+        |[u, v]| [(u - left + 0.5) * sx - 0.5, (v - top + 0.5) * sy - 0.5],
+    )
 }
 
 /// A screenshot cropped to the grid inside its border line (or an app's card cropped at its
@@ -494,15 +497,12 @@ fn under_a_title_bar(screen: &Screen, top: bool, colour: Scalar) -> Screen {
         false,
     )
     .unwrap();
-    Screen {
-        name: format!("{} under a title bar", screen.name),
+    shown_as(
+        screen,
+        format!("{} under a title bar", screen.name),
         image,
-        corners: screen.corners,
-        givens: screen.givens,
-        entries: screen.entries,
-        mistakes: screen.mistakes.clone(),
-        solution: screen.solution,
-    }
+        |corner| corner,
+    )
 }
 
 /// Newspapers and apps head a puzzle with a title bar, often printed flush against the grid:
