@@ -262,12 +262,24 @@ impl PhotoPipeline {
         *times = StageTimes::default();
         let (gray, as_read) = without_grain(gray_of(image)?)?;
         self.as_read = as_read;
-        let first = self.process_gray(&gray, times)?;
-        let first = first.map(|p| self.apart_by_ink(image, p));
+        let first = self.first_puzzle(image, &gray, times)?;
         if first.as_ref().is_some_and(|p| p.solution.is_some()) {
             return Ok(first);
         }
         Ok(self.in_darkest_colour(image, times)?.or(first))
+    }
+
+    /// The puzzle [`PhotoPipeline::process_gray`] finds in `gray`, the BGR `image` in gray,
+    /// told apart by its digits' inks where it reads unsolved ([`PhotoPipeline::apart_by_ink`]);
+    /// adds to `times`.
+    fn first_puzzle(
+        &mut self,
+        image: &Mat,
+        gray: &Mat,
+        times: &mut StageTimes,
+    ) -> Result<Option<Puzzle>> {
+        let first = self.process_gray(gray, times)?;
+        Ok(first.map(|puzzle| self.apart_by_ink(image, puzzle)))
     }
 
     /// `puzzle`, found in the BGR `image`, solved with the digits of one ink taken as its
@@ -381,9 +393,7 @@ impl PhotoPipeline {
             let mut these = StageTimes::default();
             // Whatever goes wrong looking for more keeps the puzzles found.
             let next = match found.first() {
-                None => self
-                    .process_gray(&rest, &mut these)?
-                    .map(|p| self.apart_by_ink(image, p)),
+                None => self.first_puzzle(image, &rest, &mut these)?,
                 Some(first) => self
                     .process_more(&rest, first, &mut these)
                     .inspect_err(|err| tracing::warn!(%err, "looking for another puzzle"))

@@ -274,9 +274,9 @@ fn find_dark_grid(gray: &Mat, look: Look, search: Scale) -> Result<Option<Detect
     let mut found = None;
     if !search.faint_only {
         found = first_grid(work, &ink, Pass::Ink, look, search.smallest)?;
-    }
-    if found.is_none() && !search.faint_only {
-        found = first_grid(work, &dilated(&ink)?, Pass::Closed, look, search.smallest)?;
+        if found.is_none() {
+            found = first_grid(work, &dilated(&ink)?, Pass::Closed, look, search.smallest)?;
+        }
     }
     // In a photo, broad dark print too: a title bar printed flush against the grid (white
     // letters on black) is outlined with it and left out again (see [`trimmed`]). Its letters
