@@ -194,8 +194,8 @@ const SLIP_MARGIN: f64 = 0.15;
 pub struct Anchor {
     reference: Mat,
     points: Vector<Point2f>,
-    /// Each cell's level in the reference ([`cell_levels`]): its ink is taken against the
-    /// cells open to view in each frame.
+    /// Each cell's level in the reference against its own paper ([`cell_levels_in_place`]):
+    /// its ink is taken against the cells open to view in each frame.
     levels: [f64; 81],
     /// Cells a glare spot washed out or ringed when the reference was taken: their ink says
     /// nothing (see [`washed_out_cells`]).
@@ -284,8 +284,8 @@ impl Anchor {
             None => [false; 81],
         };
         let hand: [bool; 81] = std::array::from_fn(|i| hidden[i] || gone[i]);
-        let levels = cell_levels(&reference.picture)?;
-        let dark_ink = is_dark_ink(&levels);
+        let dark_ink = is_dark_ink(&cell_levels(&reference.picture)?);
+        let levels = cell_levels_in_place(&reference.picture)?;
         let mut points = Vector::<Point2f>::new();
         for [x, y] in crossings() {
             points.push(anchor_point([x, y]));
@@ -414,7 +414,7 @@ impl Anchor {
         // Ink is taken against the typical cell of those open to view, in both: under a hand
         // over a quarter of the grid the typical cell in view was another than the
         // reference's (an empty one, where most had digits), and no cell matched.
-        let levels = cell_levels(&current.picture)?;
+        let levels = cell_levels_in_place(&current.picture)?;
         let typical = |levels: &[f64; 81]| {
             let open: Vec<f64> = (0..81)
                 .filter(|&i| !covered[i])
@@ -930,6 +930,30 @@ fn cell_levels(picture: &Mat) -> Result<[f64; 81]> {
     Ok(level)
 }
 
+/// Each cell's middle ([`cell_middle`]) against the paper around it in the cell (a ring out to
+/// 0.9 of the cell, short of its lines): the ink a digit adds, whatever light falls on the
+/// cell. Light varying across the grid from row to row (the bands a phone films rolling over a
+/// screen, its backlight flickering against the rolling shutter) made the middles' levels
+/// follow the bands more than the digits: a track slipped a row was taken as where it was
+/// (its ink 0.62 like the reference's, a row over 0.66), and drawn there.
+fn cell_levels_in_place(picture: &Mat) -> Result<[f64; 81]> {
+    let middles = cell_levels(picture)?;
+    let mut level = [0.0; 81];
+    for (cell, value) in level.iter_mut().enumerate() {
+        let middle = cell_middle(cell);
+        let side = (0.9 * ANCHOR_CELL) as i32;
+        let [x, y] = anchor_cell_centre(cell);
+        let around = Rect::new(x as i32 - side / 2, y as i32 - side / 2, side, side);
+        let sum = |rect: Rect| -> Result<f64> {
+            Ok(opencv::core::sum_elems(&Mat::roi(picture, rect)?)?[0])
+        };
+        let ring_area = (around.area() - middle.area()) as f64;
+        let ring = (sum(around)? - sum(middle)?) / ring_area;
+        *value = middles[cell] - ring;
+    }
+    Ok(level)
+}
+
 /// The typical cell's level: an empty one's (most cells are empty).
 fn typical_level(levels: &[f64; 81]) -> f64 {
     median(levels)
@@ -1313,10 +1337,9 @@ mod tests {
     fn slipped_between(then: &Mat, now: &Mat, looking: bool) -> bool {
         let open = page_picture(None);
         let reference = rectified(then, looking, &open);
-        let levels = cell_levels(&reference.picture).unwrap();
         let anchor = Anchor {
-            levels,
-            dark_ink: is_dark_ink(&levels),
+            levels: cell_levels_in_place(&reference.picture).unwrap(),
+            dark_ink: is_dark_ink(&cell_levels(&reference.picture).unwrap()),
             washed: reference.washed,
             background: reference.background,
             texture: reference.texture,
@@ -1379,6 +1402,67 @@ mod tests {
         )
         .unwrap();
         out
+    }
+
+    /// The anchor's picture of an app's puzzle on a screen: background 200, lines 60, the
+    /// givens (a dark stroke) in the cells of [`DIGITS`], the other cells empty.
+    fn screen_picture() -> Mat {
+        let side = anchor_side();
+        let margin = (ANCHOR_MARGIN * ANCHOR_CELL) as i32;
+        let cell = ANCHOR_CELL as i32;
+        let mut picture =
+            Mat::new_rows_cols_with_default(side, side, opencv::core::CV_8U, Scalar::all(200.0))
+                .unwrap();
+        let dark = Scalar::all(60.0);
+        for i in 0..10 {
+            let at = margin + i * cell;
+            let (a, b) = (Point::new(at, margin), Point::new(at, side - margin));
+            imgproc::line(&mut picture, a, b, dark, 1, imgproc::LINE_8, 0).unwrap();
+            let (a, b) = (Point::new(margin, at), Point::new(side - margin, at));
+            imgproc::line(&mut picture, a, b, dark, 1, imgproc::LINE_8, 0).unwrap();
+        }
+        for d in DIGITS {
+            let [x, y] = anchor_cell_centre(d);
+            let stroke = Rect::new(x as i32 - 2, y as i32 - 5, 3, 10);
+            imgproc::rectangle(&mut picture, stroke, dark, -1, imgproc::LINE_8, 0).unwrap();
+        }
+        picture
+    }
+
+    #[test]
+    fn a_digit_s_ink_is_measured_against_its_own_cell_whatever_light_falls_there() {
+        // A screen's givens under light falling off down the grid by 40%, from row to row as
+        // the bands a rolling shutter films over a flickering screen do.
+        let page = screen_picture();
+        let mut lit = page.clone();
+        for y in 0..lit.rows() {
+            let gain = 1.0 - 0.4 * y as f64 / lit.rows() as f64;
+            for x in 0..lit.cols() {
+                let v = lit.at_2d_mut::<u8>(y, x).unwrap();
+                *v = (*v as f64 * gain).round() as u8;
+            }
+        }
+        let levels = cell_levels_in_place(&lit).unwrap();
+        let ink = cell_ink(&levels, median(&levels), true);
+        let least_digit = DIGITS.iter().map(|&d| ink[d]).fold(f64::MAX, f64::min);
+        let most_empty = (0..81)
+            .filter(|d| !DIGITS.contains(d))
+            .map(|d| ink[d])
+            .fold(0.0, f64::max);
+        assert!(
+            least_digit > 4.0 * most_empty.max(1.0),
+            "{least_digit} vs {most_empty}"
+        );
+        // The middles' levels alone follow the light: a digit low in the grid is as dark as an
+        // empty cell high in it.
+        let levels = cell_levels(&lit).unwrap();
+        let ink = cell_ink(&levels, median(&levels), true);
+        let least_digit = DIGITS.iter().map(|&d| ink[d]).fold(f64::MAX, f64::min);
+        let most_empty = (0..81)
+            .filter(|d| !DIGITS.contains(d))
+            .map(|d| ink[d])
+            .fold(0.0, f64::max);
+        assert!(least_digit < most_empty, "{least_digit} vs {most_empty}");
     }
 
     #[test]

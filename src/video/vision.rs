@@ -459,8 +459,13 @@ impl Vision {
             None => Alignment::Unsure,
         };
         times.track = Some(start.elapsed());
-        let Some(image_from_grid) = aligned(track, alignment, tracked.image_from_grid) else {
-            tracing::debug!("the track slipped off the printed grid; searching again");
+        let aligned = aligned(track, alignment, tracked.image_from_grid);
+        let jumped = track.motion.is_some() && aligned.is_some_and(|h| jumped(&predicted, &h));
+        let Some(image_from_grid) = aligned.filter(|_| !jumped) else {
+            tracing::debug!(
+                jumped,
+                "the track slipped off the printed grid; searching again"
+            );
             let quad = track::quad_of(&track.image_from_grid);
             self.slipped = track.bend.map(|bend| (quad, bend));
             self.track = None;
@@ -1022,6 +1027,22 @@ fn second_look(
     Ok(SecondLook::Nothing)
 }
 
+/// How far (share of the grid's side) the grid followed may lie from where the last frame's
+/// motion, carried on, put it: half a cell. A grid repeats, and the flow can follow it a cell
+/// over when the picture changes under it more than the paper moves (a screen filmed, its
+/// backlight's flicker rolling bands down the frame: tracked a row up, the anchor's ink
+/// unsure with the bands over the cells, drawn there); a hand's moves speed up and slow down
+/// over several frames (7 of 14,152 tracked frames of the simulated hand-held camera jump
+/// more).
+const MOST_JUMP: f64 = 0.06;
+
+/// Whether the grid at `image_from_grid` lies more than [`MOST_JUMP`] from where `predicted`
+/// put it.
+fn jumped(predicted: &Homography, image_from_grid: &Homography) -> bool {
+    let (expected, found) = (track::quad_of(predicted), track::quad_of(image_from_grid));
+    found.max_corner_distance(&expected) / found.mean_side() > MOST_JUMP
+}
+
 /// Where the grid the flow followed to `tracked` is, once `alignment` to the anchor says how
 /// far that is from the printed grid (noted in `track`); None when the track slipped off it.
 fn aligned(track: &mut Track, alignment: Alignment, tracked: Homography) -> Option<Homography> {
@@ -1233,6 +1254,17 @@ mod tests {
             inks,
             [Ink::Dark, Ink::Light, Ink::Dark, Ink::Light, Ink::Dark]
         );
+    }
+
+    #[test]
+    fn a_grid_followed_a_cell_off_where_the_last_motion_put_it_jumped_and_a_few_pixels_did_not() {
+        // A 450 px grid (cells of 50 px) expected at (100, 100).
+        let at = |x: f64, y: f64| Homography::translation(x, y).after(&Homography::scaling(450.0));
+        let predicted = at(100.0, 100.0);
+        assert!(!jumped(&predicted, &at(100.0, 108.0)));
+        assert!(!jumped(&predicted, &at(120.0, 100.0)));
+        assert!(jumped(&predicted, &at(100.0, 50.0)), "a row up");
+        assert!(jumped(&predicted, &at(135.0, 100.0)));
     }
 
     #[test]
