@@ -938,17 +938,15 @@ fn cell_levels(picture: &Mat) -> Result<[f64; 81]> {
 /// (its ink 0.62 like the reference's, a row over 0.66), and drawn there.
 fn cell_levels_in_place(picture: &Mat) -> Result<[f64; 81]> {
     let middles = cell_levels(picture)?;
+    let side = (0.9 * ANCHOR_CELL) as i32;
     let mut level = [0.0; 81];
     for (cell, value) in level.iter_mut().enumerate() {
-        let middle = cell_middle(cell);
-        let side = (0.9 * ANCHOR_CELL) as i32;
         let [x, y] = anchor_cell_centre(cell);
         let around = Rect::new(x as i32 - side / 2, y as i32 - side / 2, side, side);
-        let sum = |rect: Rect| -> Result<f64> {
-            Ok(opencv::core::sum_elems(&Mat::roi(picture, rect)?)?[0])
-        };
-        let ring_area = (around.area() - middle.area()) as f64;
-        let ring = (sum(around)? - sum(middle)?) / ring_area;
+        let around_sum = opencv::core::sum_elems(&Mat::roi(picture, around)?)?[0];
+        let middle_area = cell_middle(cell).area() as f64;
+        let ring =
+            (around_sum - middles[cell] * middle_area) / (around.area() as f64 - middle_area);
         *value = middles[cell] - ring;
     }
     Ok(level)
@@ -1264,22 +1262,28 @@ mod tests {
         }
     }
 
-    /// The anchor's picture of a dim page filled in by hand (paper 110, lines 50, faint digits
-    /// 95) under a glare spot (white, over a cell across, fading out over 2.5) on cell `glare`.
-    fn page_picture(glare: Option<usize>) -> Mat {
+    /// The anchor's picture of an empty grid: `paper`, its lines 1 px at `ink`.
+    fn ruled_picture(paper: f64, ink: f64) -> Mat {
         let side = anchor_side();
         let margin = (ANCHOR_MARGIN * ANCHOR_CELL) as i32;
         let cell = ANCHOR_CELL as i32;
         let mut picture =
-            Mat::new_rows_cols_with_default(side, side, opencv::core::CV_8U, Scalar::all(110.0))
+            Mat::new_rows_cols_with_default(side, side, opencv::core::CV_8U, Scalar::all(paper))
                 .unwrap();
         for i in 0..10 {
             let at = margin + i * cell;
             let (a, b) = (Point::new(at, margin), Point::new(at, side - margin));
-            imgproc::line(&mut picture, a, b, Scalar::all(50.0), 1, imgproc::LINE_8, 0).unwrap();
+            imgproc::line(&mut picture, a, b, Scalar::all(ink), 1, imgproc::LINE_8, 0).unwrap();
             let (a, b) = (Point::new(margin, at), Point::new(side - margin, at));
-            imgproc::line(&mut picture, a, b, Scalar::all(50.0), 1, imgproc::LINE_8, 0).unwrap();
+            imgproc::line(&mut picture, a, b, Scalar::all(ink), 1, imgproc::LINE_8, 0).unwrap();
         }
+        picture
+    }
+
+    /// The anchor's picture of a dim page filled in by hand (paper 110, lines 50, faint digits
+    /// 95) under a glare spot (white, over a cell across, fading out over 2.5) on cell `glare`.
+    fn page_picture(glare: Option<usize>) -> Mat {
+        let mut picture = ruled_picture(110.0, 50.0);
         // Filled in by hand: a faint digit in every cell, thicker in some.
         for d in 0..81 {
             let [x, y] = anchor_cell_centre(d);
@@ -1407,20 +1411,8 @@ mod tests {
     /// The anchor's picture of an app's puzzle on a screen: background 200, lines 60, the
     /// givens (a dark stroke) in the cells of [`DIGITS`], the other cells empty.
     fn screen_picture() -> Mat {
-        let side = anchor_side();
-        let margin = (ANCHOR_MARGIN * ANCHOR_CELL) as i32;
-        let cell = ANCHOR_CELL as i32;
-        let mut picture =
-            Mat::new_rows_cols_with_default(side, side, opencv::core::CV_8U, Scalar::all(200.0))
-                .unwrap();
+        let mut picture = ruled_picture(200.0, 60.0);
         let dark = Scalar::all(60.0);
-        for i in 0..10 {
-            let at = margin + i * cell;
-            let (a, b) = (Point::new(at, margin), Point::new(at, side - margin));
-            imgproc::line(&mut picture, a, b, dark, 1, imgproc::LINE_8, 0).unwrap();
-            let (a, b) = (Point::new(margin, at), Point::new(side - margin, at));
-            imgproc::line(&mut picture, a, b, dark, 1, imgproc::LINE_8, 0).unwrap();
-        }
         for d in DIGITS {
             let [x, y] = anchor_cell_centre(d);
             let stroke = Rect::new(x as i32 - 2, y as i32 - 5, 3, 10);
@@ -1442,27 +1434,22 @@ mod tests {
                 *v = (*v as f64 * gain).round() as u8;
             }
         }
-        let levels = cell_levels_in_place(&lit).unwrap();
-        let ink = cell_ink(&levels, median(&levels), true);
-        let least_digit = DIGITS.iter().map(|&d| ink[d]).fold(f64::MAX, f64::min);
-        let most_empty = (0..81)
-            .filter(|d| !DIGITS.contains(d))
-            .map(|d| ink[d])
-            .fold(0.0, f64::max);
-        assert!(
-            least_digit > 4.0 * most_empty.max(1.0),
-            "{least_digit} vs {most_empty}"
-        );
+        // The least ink in a cell with a digit, and the most in an empty one.
+        let apart = |levels: [f64; 81]| {
+            let ink = cell_ink(&levels, median(&levels), true);
+            let least_digit = DIGITS.iter().map(|&d| ink[d]).fold(f64::MAX, f64::min);
+            let most_empty = (0..81)
+                .filter(|d| !DIGITS.contains(d))
+                .map(|d| ink[d])
+                .fold(0.0, f64::max);
+            (least_digit, most_empty)
+        };
+        let (digit, empty) = apart(cell_levels_in_place(&lit).unwrap());
+        assert!(digit > 4.0 * empty.max(1.0), "{digit} vs {empty}");
         // The middles' levels alone follow the light: a digit low in the grid is as dark as an
         // empty cell high in it.
-        let levels = cell_levels(&lit).unwrap();
-        let ink = cell_ink(&levels, median(&levels), true);
-        let least_digit = DIGITS.iter().map(|&d| ink[d]).fold(f64::MAX, f64::min);
-        let most_empty = (0..81)
-            .filter(|d| !DIGITS.contains(d))
-            .map(|d| ink[d])
-            .fold(0.0, f64::max);
-        assert!(least_digit < most_empty, "{least_digit} vs {most_empty}");
+        let (digit, empty) = apart(cell_levels(&lit).unwrap());
+        assert!(digit < empty, "{digit} vs {empty}");
     }
 
     #[test]
