@@ -881,22 +881,17 @@ fn normalising_window() -> i32 {
     (2.0 * ANCHOR_CELL) as i32 | 1
 }
 
-/// The mean of `picture` over `across` pixels each way around each pixel.
-fn local_mean(picture: &Mat, across: i32) -> Result<Mat> {
+/// The picture minus its local mean, scaled by its spread, as 8 bits around 128.
+fn normalised(picture: &Mat) -> Result<Mat> {
     let mut local = Mat::default();
+    let k = normalising_window();
     imgproc::blur(
         picture,
         &mut local,
-        Size::new(across, across),
+        Size::new(k, k),
         Point::new(-1, -1),
         opencv::core::BORDER_REPLICATE,
     )?;
-    Ok(local)
-}
-
-/// The picture minus its local mean, scaled by its spread, as 8 bits around 128.
-fn normalised(picture: &Mat) -> Result<Mat> {
-    let local = local_mean(picture, normalising_window())?;
     let mut detail = Mat::default();
     opencv::core::subtract(
         picture,
@@ -1109,7 +1104,14 @@ fn flow_near(
 /// light changing between frames (a screen's flicker rolling down the frame) is not taken for
 /// the paper moving.
 fn level_detail(picture: &Mat, across: i32) -> Result<Mat> {
-    let local = local_mean(picture, across)?;
+    let mut local = Mat::default();
+    imgproc::blur(
+        picture,
+        &mut local,
+        Size::new(across, across),
+        Point::new(-1, -1),
+        opencv::core::BORDER_REPLICATE,
+    )?;
     let mut out = Mat::default();
     opencv::core::add_weighted(
         picture,
