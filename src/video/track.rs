@@ -1072,12 +1072,11 @@ fn flow_near(
         return Ok(vec![false; points.len()]);
     }
     let rect = Rect::new(left, top, right - left, bottom - top);
-    let scale = unit as f32;
-    let across = (cell as f32 / scale).round() as i32 | 1;
     let (from, to) = (
-        level_detail(&shrunk(&Mat::roi(from, rect)?, skipped)?, across)?,
-        level_detail(&shrunk(&Mat::roi(to, rect)?, skipped)?, across)?,
+        shrunk(&Mat::roi(from, rect)?, skipped)?,
+        shrunk(&Mat::roi(to, rect)?, skipped)?,
     );
+    let scale = unit as f32;
     let into = |v: &Vector<Point2f>| -> Vector<Point2f> {
         v.iter()
             .map(|p| Point2f::new((p.x - left as f32) / scale, (p.y - top as f32) / scale))
@@ -1098,31 +1097,6 @@ fn flow_near(
         .map(|p| Point2f::new(p.x * scale + left as f32, p.y * scale + top as f32))
         .collect();
     Ok(status)
-}
-
-/// `picture` minus its mean over `across` pixels, around 128: what the flow follows, so that
-/// light changing between frames (a screen's flicker rolling down the frame) is not taken for
-/// the paper moving.
-fn level_detail(picture: &Mat, across: i32) -> Result<Mat> {
-    let mut local = Mat::default();
-    imgproc::blur(
-        picture,
-        &mut local,
-        Size::new(across, across),
-        Point::new(-1, -1),
-        opencv::core::BORDER_REPLICATE,
-    )?;
-    let mut out = Mat::default();
-    opencv::core::add_weighted(
-        picture,
-        1.0,
-        &local,
-        -1.0,
-        128.0,
-        &mut out,
-        opencv::core::CV_8U,
-    )?;
-    Ok(out)
 }
 
 /// `picture` halved `times` times, as a flow pyramid's levels are made.
