@@ -141,7 +141,7 @@ pub fn track(
         .after(&small_from_units)
         .after(&Homography::scaling(GRID_UNITS));
     let quad = quad_of(&image_from_grid);
-    if !quad.is_convex() {
+    if !quad.is_convex() || !quad.in_plausible_view() {
         return Ok(None);
     }
     Ok(Some(Tracked {

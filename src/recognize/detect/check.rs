@@ -48,6 +48,9 @@ impl GridCheck {
 /// [`grid_score`], and whether the candidate is smeared.
 pub(super) fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridCheck> {
     let side = 9 * CHECK_CELL;
+    if !quad.in_plausible_view() {
+        return Ok(GridCheck::NONE);
+    }
     let Some(image_from_grid) = Homography::from_quads(&Quad::UNIT, quad) else {
         return Ok(GridCheck::NONE);
     };
@@ -932,5 +935,27 @@ mod tests {
         let boxes = with_lines_left_out(&[1, 2, 4, 5, 7, 8], &[1, 2, 4, 5, 7, 8], false);
         assert_eq!(grid_score(&boxes, &quad, Look::OneOfMany).unwrap(), 0.0);
         assert_eq!(grid_score(&boxes, &quad, Look::Only).unwrap(), 0.0);
+    }
+
+    #[test]
+    fn a_grid_only_a_camera_inches_off_the_paper_could_see_so_is_no_grid() {
+        // A flat grid warped onto `quad`, a 400 x 300 picture.
+        let seen_at = |quad: &Quad| {
+            let flat = crate::recognize::detect::tests::drawn_grid(380, 380, 10, 10, 360);
+            let inner = Quad([[10.0, 10.0], [370.0, 10.0], [370.0, 370.0], [10.0, 370.0]]);
+            let image_from_flat = Homography::from_quads(&inner, quad).unwrap();
+            warp(&flat, &image_from_flat, Size::new(400, 300), true).unwrap()
+        };
+        // A box's outline whose corner was refined onto a smeared frame's digits: a kite whose
+        // far corner would lie 5.9 times as far from the camera as its near one.
+        let kite = Quad([[184.0, 97.0], [310.0, 91.0], [302.0, 205.0], [225.0, 155.0]]);
+        // Steeper than any real photo here (2.0; pages 60 degrees from straight on, 1.95).
+        let steep = Quad([[120.0, 40.0], [280.0, 40.0], [360.0, 260.0], [40.0, 260.0]]);
+        assert!(kite.depth_ratio().unwrap() > 5.0);
+        assert!((1.5..2.5).contains(&steep.depth_ratio().unwrap()));
+        for look in [Look::OneOfMany, Look::Only] {
+            assert_eq!(grid_score(&seen_at(&kite), &kite, look).unwrap(), 0.0);
+            assert!(grid_score(&seen_at(&steep), &steep, look).unwrap() > 0.4);
+        }
     }
 }
