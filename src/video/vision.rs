@@ -459,6 +459,12 @@ impl Vision {
             None => Alignment::Unsure,
         };
         times.track = Some(start.elapsed());
+        if matches!(alignment, Alignment::Replaced) {
+            // Nothing of the grid read is carried over: not its bend, nor its solution.
+            tracing::debug!("another page lies where the grid was; searching again");
+            self.track = None;
+            return Ok(());
+        }
         let aligned = aligned(track, alignment, tracked.image_from_grid);
         let jumped = track.motion.is_some() && aligned.is_some_and(|h| jumped(&predicted, &h));
         let Some(image_from_grid) = aligned.filter(|_| !jumped) else {
@@ -1062,7 +1068,7 @@ fn aligned(track: &mut Track, alignment: Alignment, tracked: Homography) -> Opti
             track.correction = 0.0;
             Some(tracked)
         }
-        Alignment::Slipped => None,
+        Alignment::Slipped | Alignment::Replaced => None,
     }
 }
 
