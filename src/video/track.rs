@@ -354,10 +354,11 @@ impl Anchor {
             return Ok(Alignment::Unsure);
         };
         let covered = covered_cells(self.looks(), current.looks())?;
-        if self.replaced(&current, &covered.flat)? {
+        let levels = cell_levels_in_place(&current.picture)?;
+        if self.replaced(&levels, &current, &covered.flat) {
             return Ok(Alignment::Replaced);
         }
-        if self.slipped(&current, &covered.any)? {
+        if self.slipped(&levels, &current, &covered.any) {
             return Ok(Alignment::Slipped);
         }
         let mut found = self.points.clone();
@@ -425,54 +426,51 @@ impl Anchor {
     /// `swap:02_04_honor_view_10_0+image16`, `--set 1`). So this one leaves out only the cells
     /// whose detail is gone (a hand as light as the paper), each cell's ink taken against its
     /// own paper, which light does not change ([`cell_levels_in_place`]).
-    /// `hidden`: the cells whose detail is gone ([`Covered::flat`]).
-    fn replaced(&self, current: &Rectified, hidden: &[bool; 81]) -> Result<bool> {
-        let levels = cell_levels_in_place(&current.picture)?;
-        let typical = |levels: &[f64; 81]| {
-            let open: Vec<f64> = (0..81).filter(|&i| !hidden[i]).map(|i| levels[i]).collect();
-            median(&open)
-        };
-        let ink = cell_ink(&levels, typical(&levels), self.dark_ink);
-        let reference_ink = cell_ink(&self.levels, typical(&self.levels), self.dark_ink);
-        let usable: [bool; 81] =
-            std::array::from_fn(|i| current.sees_cell(i) && !current.washed[i] && !hidden[i]);
-        let reference_usable = self.washed.map(|w| !w);
-        let Some(here) = correlation((&reference_ink, &reference_usable), (&ink, &usable), 0, 0)
-        else {
-            return Ok(false);
+    /// `levels`: `current`'s [`cell_levels_in_place`]; `hidden`: the cells whose detail is gone
+    /// ([`Covered::flat`]).
+    fn replaced(&self, levels: &[f64; 81], current: &Rectified, hidden: &[bool; 81]) -> bool {
+        let Some(here) = self.inks(levels, current, hidden).correlation(0, 0) else {
+            return false;
         };
         let replaced = here < SAME_PAGE_LEAST;
         if replaced {
             tracing::debug!(here, "the cells' ink is not the reference's: another page");
         }
-        Ok(replaced)
+        replaced
     }
 
-    /// Whether the cells' ink in `current` matches the reference better one cell over than
-    /// where the track has it.
-    /// `covered`: the cells something lies over in one and not the other ([`covered_cells`]).
-    fn slipped(&self, current: &Rectified, covered: &[bool; 81]) -> Result<bool> {
-        // Ink is taken against the typical cell of those open to view, in both: under a hand
-        // over a quarter of the grid the typical cell in view was another than the
-        // reference's (an empty one, where most had digits), and no cell matched.
-        let levels = cell_levels_in_place(&current.picture)?;
+    /// The cells' ink in the reference and in `current` (its [`cell_levels_in_place`],
+    /// `levels`), each against the typical cell of those not `left_out`, in both: under a hand
+    /// over a quarter of the grid the typical cell in view was another than the reference's (an
+    /// empty one, where most had digits), and no cell matched.
+    fn inks(&self, levels: &[f64; 81], current: &Rectified, left_out: &[bool; 81]) -> Inks {
         let typical = |levels: &[f64; 81]| {
             let open: Vec<f64> = (0..81)
-                .filter(|&i| !covered[i])
+                .filter(|&i| !left_out[i])
                 .map(|i| levels[i])
                 .collect();
             median(&open)
         };
-        let ink = cell_ink(&levels, typical(&levels), self.dark_ink);
-        let reference_ink = cell_ink(&self.levels, typical(&self.levels), self.dark_ink);
-        let usable: [bool; 81] =
-            std::array::from_fn(|i| current.sees_cell(i) && !current.washed[i] && !covered[i]);
-        let reference_usable = self.washed.map(|w| !w);
-        let at = |dx: i32, dy: i32| {
-            correlation((&reference_ink, &reference_usable), (&ink, &usable), dx, dy)
+        Inks {
+            reference: (
+                cell_ink(&self.levels, typical(&self.levels), self.dark_ink),
+                self.washed.map(|w| !w),
+            ),
+            current: (
+                cell_ink(levels, typical(levels), self.dark_ink),
+                std::array::from_fn(|i| current.sees_cell(i) && !current.washed[i] && !left_out[i]),
+            ),
+        }
+    }
+
+    /// Whether the cells' ink in `current` (its [`cell_levels_in_place`], `levels`) matches
+    /// the reference better one cell over than where the track has it.
+    /// `covered`: the cells something lies over in one and not the other ([`covered_cells`]).
+    fn slipped(&self, levels: &[f64; 81], current: &Rectified, covered: &[bool; 81]) -> bool {
+        let inks = self.inks(levels, current, covered);
+        let Some(here) = inks.correlation(0, 0) else {
+            return false;
         };
-        let here = at(0, 0);
-        let Some(here) = here else { return Ok(false) };
         let best_elsewhere = [
             (-1, 0),
             (1, 0),
@@ -484,7 +482,7 @@ impl Anchor {
             (1, -1),
         ]
         .into_iter()
-        .filter_map(|(dx, dy)| at(dx, dy))
+        .filter_map(|(dx, dy)| inks.correlation(dx, dy))
         .fold(f64::MIN, f64::max);
         tracing::trace!(here, best_elsewhere, "the cells' ink against the reference");
         let slipped = best_elsewhere > here + SLIP_MARGIN;
@@ -495,7 +493,22 @@ impl Anchor {
                 "the cells' ink matches better a cell over: a slip"
             );
         }
-        Ok(slipped)
+        slipped
+    }
+}
+
+/// The cells' ink in the anchor's reference and in a frame, with which cells of each can be
+/// compared ([`Anchor::inks`]).
+struct Inks {
+    reference: ([f64; 81], [bool; 81]),
+    current: ([f64; 81], [bool; 81]),
+}
+
+impl Inks {
+    /// [`correlation`] of the frame's ink `dx`, `dy` cells over with the reference's.
+    fn correlation(&self, dx: i32, dy: i32) -> Option<f64> {
+        let ((reference, reference_usable), (current, usable)) = (&self.reference, &self.current);
+        correlation((reference, reference_usable), (current, usable), dx, dy)
     }
 }
 
@@ -1423,7 +1436,8 @@ mod tests {
         let anchor = anchor_on(then, looking);
         let current = rectified(now, looking, &page_picture(None));
         let covered = covered_cells(anchor.looks(), current.looks()).unwrap();
-        anchor.slipped(&current, &covered.any).unwrap()
+        let levels = cell_levels_in_place(&current.picture).unwrap();
+        anchor.slipped(&levels, &current, &covered.any)
     }
 
     /// Whether the anchor taken from the raw picture `then` finds another page in `now`.
@@ -1431,7 +1445,8 @@ mod tests {
         let anchor = anchor_on(then, true);
         let current = rectified(now, true, &page_picture(None));
         let covered = covered_cells(anchor.looks(), current.looks()).unwrap();
-        anchor.replaced(&current, &covered.flat).unwrap()
+        let levels = cell_levels_in_place(&current.picture).unwrap();
+        anchor.replaced(&levels, &current, &covered.flat)
     }
 
     #[test]
