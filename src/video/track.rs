@@ -421,11 +421,12 @@ impl Anchor {
     /// Whether the cells' ink in `current` has nothing to do with the reference's: another
     /// page lies where the grid was (a puzzle swapped in place, a page turned). The check for a
     /// slip leaves out the cells whose level changed, as under a hand or a shadow; a page
-    /// swapped in place changes them all, and with none left that check said nothing while
-    /// the flow followed the new page's grid and the old solution was drawn on it (9 frames,
-    /// `swap:02_04_honor_view_10_0+image16`, `--set 1`). So this one leaves out only the cells
-    /// whose detail is gone (a hand as light as the paper), each cell's ink taken against its
-    /// own paper, which light does not change ([`cell_levels_in_place`]).
+    /// swapped in place changes them all, and with none left that check said nothing: a
+    /// frame-to-frame flow that held on through the cut (on each frame's detail, tried in
+    /// sessions 77-78) followed the new page's grid with the old solution drawn on it for 9
+    /// frames (`swap:02_04_honor_view_10_0+image16`, `--set 1`). So this one leaves out only
+    /// the cells whose detail is gone (a hand as light as the paper), each cell's ink taken
+    /// against its own paper, which light does not change ([`cell_levels_in_place`]).
     /// `levels`: `current`'s [`cell_levels_in_place`]; `hidden`: the cells whose detail is gone
     /// ([`Covered::flat`]).
     fn replaced(&self, levels: &[f64; 81], current: &Rectified, hidden: &[bool; 81]) -> bool {
