@@ -340,6 +340,35 @@ impl Bend {
             .fold(0.0, f64::max)
     }
 
+    /// How far grid point `[x, y]` (the side is 1) lies from where the homography of the
+    /// corners puts it: the offsets at the four crossings around it, interpolated.
+    ///
+    /// ```
+    /// use sudoku_ar::bend::{Bend, Lattice};
+    /// // A page bowed 6 px to the right in its middle rows, 360 px across.
+    /// let lattice = Lattice(std::array::from_fn(|r| std::array::from_fn(|c| {
+    ///     let v = r as f64 / 9.0;
+    ///     [40.0 * c as f64 + 24.0 * v * (1.0 - v), 40.0 * r as f64]
+    /// })));
+    /// let bend = Bend::fit(&lattice, &lattice.corners()).unwrap();
+    /// let [dx, dy] = bend.offset_at([1.0, 0.5]);
+    /// assert!((dx * 360.0 - 6.0).abs() < 0.2 && dy.abs() < 0.01);
+    /// ```
+    pub fn offset_at(&self, [x, y]: Point) -> Point {
+        let at = |v: f64| {
+            let v = (v * 9.0).clamp(0.0, 9.0);
+            let i = (v.floor() as usize).min(8);
+            (i, v - i as f64)
+        };
+        let ((c, u), (r, v)) = (at(x), at(y));
+        let o = &self.0;
+        std::array::from_fn(|k| {
+            let top = o[r][c][k] * (1.0 - u) + o[r][c + 1][k] * u;
+            let bottom = o[r + 1][c][k] * (1.0 - u) + o[r + 1][c + 1][k] * u;
+            top * (1.0 - v) + bottom * v
+        })
+    }
+
     /// Where the lines cross in a picture whose homography of the grid's corners is
     /// `image_from_grid`.
     pub fn lattice(&self, image_from_grid: &Homography) -> Lattice {

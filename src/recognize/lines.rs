@@ -6,7 +6,7 @@
 //! over a ridge response (dark line between lighter paper), which keeps the path smooth and
 //! away from digit strokes beside it. The result is the 10 x 10 crossings of the lines.
 
-use crate::bend::{clearest_bow, clearest_curve};
+use crate::bend::{Bend, clearest_bow, clearest_curve};
 use crate::error::Result;
 use crate::geometry::{Homography, Point, Quad};
 use crate::raster::GrayView;
@@ -923,15 +923,23 @@ const BORDER_SAMPLES: usize = 36;
 const PAPER_BESIDE: f64 = 0.22;
 
 /// How much darker than the paper beside it `gray` is along each side of `quad` (top, right,
-/// bottom, left), as a share of the paper's brightness, over the stretches whose cell inside
-/// is not `hidden`; None for a side mostly hidden or out of view.
+/// bottom, left), bowed as the paper's `bend` bows them, as a share of the paper's
+/// brightness, over the stretches whose cell inside is not `hidden`; None for a side mostly
+/// hidden or out of view.
 ///
 /// Why: where the followed lines and the outline a grid was tracked from put the grid in
 /// different places, the one whose sides lie on the printed border is right; a thumb over the
 /// border cuts an outline's corner, and glare pulls a followed line onto strokes beside it.
 /// A corner off moves one or two sides off the border; side by side, those tell (a side
-/// across the camera's motion is faint under both).
-pub fn border_contrast(gray: &GrayView, quad: &Quad, hidden: &[bool; 81]) -> [Option<f64>; 4] {
+/// across the camera's motion is faint under both). On curved paper the border bows between
+/// its corners: looked for along the straight side, it showed more clearly between corners a
+/// quarter of a cell off, where the chord comes nearer the bow (session 79).
+pub fn border_contrast(
+    gray: &GrayView,
+    quad: &Quad,
+    bend: Option<&Bend>,
+    hidden: &[bool; 81],
+) -> [Option<f64>; 4] {
     let Some(image_from_grid) = Homography::from_quads(&Quad::UNIT, quad) else {
         return [None; 4];
     };
@@ -954,10 +962,11 @@ pub fn border_contrast(gray: &GrayView, quad: &Quad, hidden: &[bool; 81]) -> [Op
             if hidden[cell] {
                 continue;
             }
+            let [du, dv] = bend.map_or([0.0, 0.0], |b| b.offset_at(point));
             let at = |k: f64| {
                 image_from_grid.apply([
-                    point[0] + k * beside * out[0],
-                    point[1] + k * beside * out[1],
+                    point[0] + du + k * beside * out[0],
+                    point[1] + dv + k * beside * out[1],
                 ])
             };
             let (line, outer, inner) = (at(0.0), at(1.0), at(-1.0));
@@ -1438,8 +1447,8 @@ mod tests {
         let mut cut = right;
         cut.0[2] = [474.0, 404.0 - 25.0];
         let none = [false; 81];
-        let on = border_contrast(&view, &right, &none).map(Option::unwrap);
-        let off = border_contrast(&view, &cut, &none).map(Option::unwrap);
+        let on = border_contrast(&view, &right, None, &none).map(Option::unwrap);
+        let off = border_contrast(&view, &cut, None, &none).map(Option::unwrap);
         assert!(on.iter().all(|&c| c > 0.5), "on the border {on:.2?}");
         assert!(
             on[2] > 2.0 * off[2],
@@ -1453,9 +1462,85 @@ mod tests {
         // With the bottom row hidden, the bottom side is passed over.
         let mut hidden = none;
         hidden[72..].fill(true);
-        assert_eq!(border_contrast(&view, &cut, &hidden)[2], None);
+        assert_eq!(border_contrast(&view, &cut, None, &hidden)[2], None);
         // A quad with no border in view tells nothing.
         let away = right.translated(2000.0, 0.0);
-        assert_eq!(border_contrast(&view, &away, &none), [None; 4]);
+        assert_eq!(border_contrast(&view, &away, None, &none), [None; 4]);
+    }
+
+    /// A page whose columns bow `bow` px to the right at mid-height, 36 px cells at (150, 80),
+    /// the lines drawn as dark 4 px borders and 1 px cell lines; and where its lines cross.
+    fn page_bowed_right(bow: f64) -> (Mat, crate::bend::Lattice) {
+        let at = |c: usize, r: usize| {
+            let v = r as f64 / 9.0;
+            [
+                150.0 + 36.0 * c as f64 + 4.0 * bow * v * (1.0 - v),
+                80.0 + 36.0 * r as f64,
+            ]
+        };
+        let mut page =
+            Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(235.0)).expect("page");
+        let point = |[x, y]: Point| CvPoint::new(x.round() as i32, y.round() as i32);
+        for k in 0..=9 {
+            let thickness = if k % 3 == 0 { 4 } else { 1 };
+            // Down each column line in 36 steps, so that it bows smoothly; rows run straight.
+            let column: opencv::core::Vector<CvPoint> = (0..=36)
+                .map(|s| {
+                    let v = s as f64 / 36.0;
+                    point([
+                        150.0 + 36.0 * k as f64 + 4.0 * bow * v * (1.0 - v),
+                        80.0 + 324.0 * v,
+                    ])
+                })
+                .collect();
+            let row: opencv::core::Vector<CvPoint> =
+                [at(0, k), at(9, k)].into_iter().map(point).collect();
+            for line in [column, row] {
+                let lines: opencv::core::Vector<opencv::core::Vector<CvPoint>> =
+                    std::iter::once(line).collect();
+                imgproc::polylines(
+                    &mut page,
+                    &lines,
+                    false,
+                    Scalar::all(20.0),
+                    thickness,
+                    imgproc::LINE_8,
+                    0,
+                )
+                .expect("line");
+            }
+        }
+        let lattice =
+            crate::bend::Lattice(std::array::from_fn(|r| std::array::from_fn(|c| at(c, r))));
+        (page, lattice)
+    }
+
+    #[test]
+    fn a_bowed_border_is_looked_for_along_its_bow_not_the_chord_between_its_corners() {
+        // Bowed a quarter of a cell; the corners stay put.
+        let (page, lattice) = page_bowed_right(9.0);
+        let view = GrayView::new(&page).unwrap();
+        let right = lattice.corners();
+        let bend = Bend::fit(&lattice, &right).expect("a bend");
+        // The right corners a quarter of a cell out: the chord between them runs nearer the
+        // bowed border than the one between the printed corners.
+        let mut out = right;
+        out.0[1][0] += 9.0;
+        out.0[2][0] += 9.0;
+        let none = [false; 81];
+        let straight = |q: &Quad| border_contrast(&view, q, None, &none)[1].unwrap();
+        let bowed = |q: &Quad| border_contrast(&view, q, Some(&bend), &none)[1].unwrap();
+        assert!(
+            straight(&out) > straight(&right),
+            "straight: out {:.2}, printed {:.2}",
+            straight(&out),
+            straight(&right)
+        );
+        assert!(
+            bowed(&right) > 0.5 && bowed(&right) > 2.0 * bowed(&out).max(0.0),
+            "bowed: printed {:.2}, out {:.2}",
+            bowed(&right),
+            bowed(&out)
+        );
     }
 }

@@ -267,12 +267,14 @@ impl Track {
         // thumb over the border that the lines were followed past: lines near it are the better
         // guess (thumb:image1038 was held back 7 frames, its outline 0.17 cell off).
         let outline_off = !self.on_lines && moved <= OUTLINE_OFF_CELLS;
+        // The track's bend, from its corners as it names them (not a turned reading's).
+        let bend = self.bend.as_ref().filter(|_| placed == *quad);
         let moved_far = moved > MOVED_FAR_CELLS;
         let doubtful = covered
             && recognition.on_lines
             && !agrees
             && !outline_off
-            && !on_border_more_clearly(gray, &lines, &placed, recognition)?
+            && !on_border_more_clearly(gray, &lines, &placed, bend, recognition)?
             && !self.lines_hold_their_place(&lines);
         if doubtful {
             tracing::debug!("lines beside something over the grid disagree with the track");
@@ -612,17 +614,23 @@ const MIN_BORDER_CONTRAST: f64 = 0.05;
 /// some side clearly more, and on none clearly less. Then it is the track that is off
 /// (thumb:image44's outline, found as the page slid in, had its bottom side cut along the thumb
 /// over the bottom row, a corner 0.7 cell in, and the right lines waited 8 readings to overrule
-/// it).
+/// it). Both are looked at bowed as the paper bends (`bend`, the track's): the shape is the
+/// page's, only where its corners are is in question. Along straight sides, a page bowed a
+/// quarter of a cell under a finger showed its right border more clearly between corners the
+/// lines followed had put a quarter of a cell out (where the chord runs nearer the bow), and
+/// the grid was drawn so, 0.3 of a cell off at those corners (`cargo bench --bench curved`,
+/// bow 0.028, seeds 2, 4, 6).
 fn on_border_more_clearly(
     gray: &Mat,
     lines: &Quad,
     tracked: &Quad,
+    bend: Option<&Bend>,
     recognition: &Recognition,
 ) -> Result<bool> {
     let view = GrayView::new(gray)?;
     let hidden = recognition.reading.hidden();
-    let by_lines = lines::border_contrast(&view, lines, &hidden);
-    let by_track = lines::border_contrast(&view, tracked, &hidden);
+    let by_lines = lines::border_contrast(&view, lines, bend, &hidden);
+    let by_track = lines::border_contrast(&view, tracked, bend, &hidden);
     tracing::trace!(
         ?by_lines,
         ?by_track,
