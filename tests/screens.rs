@@ -841,6 +841,11 @@ fn a_curved_page_under_a_hand_held_camera_gets_its_digits_in_their_cells() {
             "noise {noise}: worst cell per frame p50 {:.3}",
             at(0.5)
         );
+        // Session 79: before lines that disputed the track were judged along the bowed
+        // border, a finger over the page had the track moved onto corners a quarter of a cell
+        // out: at the session's start 9 frames 0.30-0.363 of a cell off under noise 1; with the
+        // flow on each frame's detail, 2 under noise 2 (0.322). Since, none 0.3 off on seeds 1-6.
+        assert_in_their_cells(&offs, &format!("curved, noise {noise}"));
     }
 }
 
