@@ -936,7 +936,7 @@ fn normalising_window() -> i32 {
     (2.0 * ANCHOR_CELL) as i32 | 1
 }
 
-/// The mean of `picture` over `across` pixels each way around each pixel.
+/// The mean of `picture` over a box `across` pixels wide around each pixel.
 fn local_mean(picture: &Mat, across: i32) -> Result<Mat> {
     let mut local = Mat::default();
     imgproc::blur(
@@ -1163,7 +1163,7 @@ fn flow_near(
 /// `picture` minus its mean over `across` pixels, around 128: what the flow follows, so that
 /// light changing between frames (a screen's flicker rolling down the frame) is not taken for
 /// the paper moving. On the frames as seen, a phone screen filmed under bands 15-30% deep lost
-/// the grid every other frame and was drawn on 53-65 of 185 frames; on their detail, 152-173.
+/// the grid every other frame and was drawn on 53-65 of 185 frames; on their detail, 160-173.
 /// Asked only where the frames as seen lost the grid (session 79), the flow followed the bands
 /// on the frames it did not lose: the track slipped, the grid was found again outlined by the
 /// screen's margin, and drawn 3.9% of its side off.
