@@ -1471,13 +1471,14 @@ mod tests {
     /// A page whose columns bow `bow` px to the right at mid-height, 36 px cells at (150, 80),
     /// the lines drawn as dark 4 px borders and 1 px cell lines; and where its lines cross.
     fn page_bowed_right(bow: f64) -> (Mat, crate::bend::Lattice) {
-        let at = |c: usize, r: usize| {
-            let v = r as f64 / 9.0;
+        // Column line `c` at `v` of the way down.
+        let on_column = |c: f64, v: f64| {
             [
-                150.0 + 36.0 * c as f64 + 4.0 * bow * v * (1.0 - v),
-                80.0 + 36.0 * r as f64,
+                150.0 + 36.0 * c + 4.0 * bow * v * (1.0 - v),
+                80.0 + 324.0 * v,
             ]
         };
+        let at = |c: usize, r: usize| on_column(c as f64, r as f64 / 9.0);
         let mut page =
             Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(235.0)).expect("page");
         let point = |[x, y]: Point| CvPoint::new(x.round() as i32, y.round() as i32);
@@ -1485,13 +1486,7 @@ mod tests {
             let thickness = if k % 3 == 0 { 4 } else { 1 };
             // Down each column line in 36 steps, so that it bows smoothly; rows run straight.
             let column: opencv::core::Vector<CvPoint> = (0..=36)
-                .map(|s| {
-                    let v = s as f64 / 36.0;
-                    point([
-                        150.0 + 36.0 * k as f64 + 4.0 * bow * v * (1.0 - v),
-                        80.0 + 324.0 * v,
-                    ])
-                })
+                .map(|s| point(on_column(k as f64, s as f64 / 36.0)))
                 .collect();
             let row: opencv::core::Vector<CvPoint> =
                 [at(0, k), at(9, k)].into_iter().map(point).collect();

@@ -1435,22 +1435,26 @@ mod tests {
         }
     }
 
-    /// Whether the anchor taken from the raw picture `then` finds the track slipped in `now`
-    /// (washed-out and covered cells left out when `looking`, else neither).
-    fn slipped_between(then: &Mat, now: &Mat, looking: bool) -> bool {
+    /// The anchor taken from the raw picture `then`, and `now` as it looks to it: rectified,
+    /// what covers it, its cells' levels.
+    fn compared(then: &Mat, now: &Mat, looking: bool) -> (Anchor, Rectified, Covered, [f64; 81]) {
         let anchor = anchor_on(then, looking);
         let current = rectified(now, looking, &page_picture(None));
         let covered = covered_cells(anchor.looks(), current.looks()).unwrap();
         let levels = cell_levels_in_place(&current.picture).unwrap();
+        (anchor, current, covered, levels)
+    }
+
+    /// Whether the anchor taken from the raw picture `then` finds the track slipped in `now`
+    /// (washed-out and covered cells left out when `looking`, else neither).
+    fn slipped_between(then: &Mat, now: &Mat, looking: bool) -> bool {
+        let (anchor, current, covered, levels) = compared(then, now, looking);
         anchor.slipped(&levels, &current, &covered.any)
     }
 
     /// Whether the anchor taken from the raw picture `then` finds another page in `now`.
     fn replaced_between(then: &Mat, now: &Mat) -> bool {
-        let anchor = anchor_on(then, true);
-        let current = rectified(now, true, &page_picture(None));
-        let covered = covered_cells(anchor.looks(), current.looks()).unwrap();
-        let levels = cell_levels_in_place(&current.picture).unwrap();
+        let (anchor, current, covered, levels) = compared(then, now, true);
         anchor.replaced(&levels, &current, &covered.flat)
     }
 
