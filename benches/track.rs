@@ -57,7 +57,9 @@ fn tracking(c: &mut Criterion) {
     }
     let (from, to) = (29, 30);
     assert!(matches!(
-        anchor.align(&small[to], &on_frame[to]).expect("align"),
+        anchor
+            .align(&small[to], &on_frame[to], false)
+            .expect("align"),
         Alignment::Anchored(_)
     ));
 
@@ -75,7 +77,10 @@ fn tracking(c: &mut Criterion) {
         })
     });
     c.bench_function("track align to the anchor", |b| {
-        b.iter(|| anchor.align(black_box(&small[to]), black_box(&on_frame[to])))
+        b.iter(|| anchor.align(black_box(&small[to]), black_box(&on_frame[to]), false))
+    });
+    c.bench_function("track align to the anchor, comparing the digits", |b| {
+        b.iter(|| anchor.align(black_box(&small[to]), black_box(&on_frame[to]), true))
     });
 }
 

@@ -186,6 +186,14 @@ const SAME_PAGE_LEAST: f64 = 0.15;
 /// How much better a neighbouring cell's position must explain where the ink is than the
 /// tracked one for the track to count as slipped (correlation of the cells' ink).
 const SLIP_MARGIN: f64 = 0.15;
+/// [`Anchor::digits_unlike`]: the share of a cell its digit is compared over; how alike a
+/// digit must look to its own reference cell (a steady frame of the same page: 0.96 at the
+/// median; another digit there 0.83); how much more alike another cell's it must look; and
+/// how many digits must be compared for the comparison to say anything.
+const DIGIT_WINDOW: f64 = 0.7;
+const LIKE_ITS_OWN: f64 = 0.9;
+const MORE_LIKE: f64 = 0.05;
+const MIN_DIGITS_COMPARED: usize = 9;
 
 /// The grid as it looked when it was found, rectified: every later frame is aligned to it, so
 /// the track stays on the printed grid instead of adding up frame-to-frame errors.
@@ -217,6 +225,8 @@ pub struct Anchor {
     on_hand: Vec<bool>,
     /// The cells those points lie near: something lay over them when the reference was taken.
     hand: [bool; 81],
+    /// Cells with a digit in the reference ([`digit_cells`]).
+    digits: [bool; 81],
 }
 
 /// A frame aligned to the anchor.
@@ -233,6 +243,8 @@ pub struct Anchored {
     /// a third of the grid: more is the light changing): what the print check leaves to the
     /// rest of a box.
     pub over: [bool; 81],
+    /// The digits in view are not the reference's (`Anchor::digits_unlike`).
+    pub digits_unlike: bool,
 }
 
 /// What the anchor says about a tracked frame.
@@ -323,6 +335,7 @@ impl Anchor {
         } else {
             Vec::new()
         };
+        let digits = digit_cells(&reference.picture)?;
         Ok(Some(Anchor {
             reference: reference.picture,
             points,
@@ -333,6 +346,7 @@ impl Anchor {
             dark_ink,
             on_hand,
             hand,
+            digits,
         }))
     }
 
@@ -348,8 +362,14 @@ impl Anchor {
     }
 
     /// Aligns `frame`, where tracking put the grid at `image_from_grid` (full-resolution
-    /// pixels), to the reference.
-    pub fn align(&self, frame: &TrackFrame, image_from_grid: &Homography) -> Result<Alignment> {
+    /// pixels), to the reference; and compares its digits with the reference's when
+    /// `compare_digits` (a steady frame of a solved grid, see `Anchor::digits_unlike`).
+    pub fn align(
+        &self,
+        frame: &TrackFrame,
+        image_from_grid: &Homography,
+        compare_digits: bool,
+    ) -> Result<Alignment> {
         let Some(current) = rectified_for_anchor(frame, image_from_grid)? else {
             return Ok(Alignment::Unsure);
         };
@@ -410,11 +430,14 @@ impl Anchor {
             );
             return Ok(Alignment::Slipped);
         }
+        let digits_unlike = compare_digits
+            && self.digits_unlike(&current, &current_from_reference, &covered.over_the_paper())?;
         Ok(Alignment::Anchored(Box::new(Anchored {
             image_from_grid,
             inliers,
             under: covered.flat,
             over: covered.over_the_paper(),
+            digits_unlike,
         })))
     }
 
@@ -438,6 +461,70 @@ impl Anchor {
             tracing::debug!(here, "the cells' ink is not the reference's: another page");
         }
         replaced
+    }
+
+    /// Whether the digits in `current`, aligned to the reference by `current_from_reference`,
+    /// are not the reference's: another puzzle of the same pattern laid where the grid was,
+    /// which [`Anchor::replaced`] cannot tell, as every cell holds as much ink as before (a page
+    /// relabelled so was drawn with the old solution until the routine re-check, 14 frames).
+    /// Of the cells with a digit in the reference, in view and not `covered`, at least half look
+    /// unlike their own reference cell, and two thirds look more like another one's. Asked
+    /// only on a steady frame: smeared, the digits of one page look like each other too. On
+    /// the simulated hand-held set (`NOISE_SEED=3`), up to 62% of the cells did on its quick
+    /// moves, at most 43% on frames moving up to 5% of the side (a finger's edge beside a
+    /// hand-filled page's digits), and 77-100% on pages relabelled.
+    fn digits_unlike(
+        &self,
+        current: &Rectified,
+        current_from_reference: &Homography,
+        covered: &[bool; 81],
+    ) -> Result<bool> {
+        let Some(reference_from_current) = current_from_reference.inverse() else {
+            return Ok(false);
+        };
+        let side = anchor_side();
+        let mut aligned = Mat::default();
+        imgproc::warp_perspective(
+            &current.picture,
+            &mut aligned,
+            &reference_from_current.to_mat()?,
+            Size::new(side, side),
+            imgproc::INTER_LINEAR,
+            opencv::core::BORDER_REPLICATE,
+            Scalar::default(),
+        )?;
+        let mut compared = 0;
+        let mut unlike = Vec::new();
+        for (cell, &digit) in self.digits.iter().enumerate() {
+            let open = !covered[cell] && !current.washed[cell] && current.sees_cell(cell);
+            if !digit || !open {
+                continue;
+            }
+            compared += 1;
+            let own = likeness(&self.reference, cell, &aligned, cell)?;
+            if own < LIKE_ITS_OWN {
+                unlike.push((cell, own));
+            }
+        }
+        if compared < MIN_DIGITS_COMPARED || 2 * unlike.len() < compared {
+            return Ok(false);
+        }
+        let mut elsewhere = 0;
+        for &(cell, own) in &unlike {
+            for other in (0..81).filter(|&o| o != cell && self.digits[o]) {
+                if likeness(&self.reference, other, &aligned, cell)? > own + MORE_LIKE {
+                    elsewhere += 1;
+                    break;
+                }
+            }
+        }
+        tracing::trace!(
+            compared,
+            unlike = unlike.len(),
+            elsewhere,
+            "digits against the reference's"
+        );
+        Ok(3 * elsewhere >= 2 * compared)
     }
 
     /// The cells' ink in the reference and in `current` (its [`cell_levels_in_place`],
@@ -973,6 +1060,56 @@ fn normalised(picture: &Mat) -> Result<Mat> {
     Ok(out)
 }
 
+/// Cells whose middle shows a digit in `picture`: more detail (the spread of its pixels) than
+/// halfway from a typical empty cell's to that of the most detailed tenth of the cells.
+fn digit_cells(picture: &Mat) -> Result<[bool; 81]> {
+    let mut spread = [0.0; 81];
+    for (cell, value) in spread.iter_mut().enumerate() {
+        let region = Mat::roi(picture, cell_middle(cell))?;
+        let mut mean = Scalar::default();
+        let mut dev = Scalar::default();
+        opencv::core::mean_std_dev(&region, &mut mean, &mut dev, &no_array())?;
+        *value = dev[0];
+    }
+    let mut sorted = spread.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    // A Sudoku has 17-40 clues: the quarter least detailed are empty, the tenth most are not.
+    let (empty, digit) = (sorted[20], sorted[72]);
+    Ok(spread.map(|s| s > empty + 0.5 * (digit - empty)))
+}
+
+/// How alike the middle of `cell` in `reference` and that of `at` in `current` are: their
+/// normalised cross-correlation, the best over shifts of up to a sixth of a cell (what the
+/// anchor's fit leaves, and a digit printed off its cell's middle).
+fn likeness(reference: &Mat, cell: usize, current: &Mat, at: usize) -> Result<f64> {
+    let template = Mat::roi(reference, cell_window(cell, DIGIT_WINDOW))?;
+    let around = Mat::roi(current, cell_window(at, DIGIT_WINDOW + 1.0 / 3.0))?;
+    let mut result = Mat::default();
+    imgproc::match_template(
+        &around,
+        &template,
+        &mut result,
+        imgproc::TM_CCOEFF_NORMED,
+        &no_array(),
+    )?;
+    let mut best = 0.0;
+    opencv::core::min_max_loc(&result, None, Some(&mut best), None, None, &no_array())?;
+    Ok(best)
+}
+
+/// A square `share` of a cell across around `cell`'s centre in the anchor's picture.
+fn cell_window(cell: usize, share: f64) -> Rect {
+    let across = (share * ANCHOR_CELL).round() as i32;
+    let [x, y] = anchor_cell_centre(cell);
+    let half = f64::from(across) / 2.0;
+    Rect::new(
+        (x - half).round() as i32,
+        (y - half).round() as i32,
+        across,
+        across,
+    )
+}
+
 /// A cell's middle in the anchor's picture, where its digit stands: 0.6 of the cell across.
 fn cell_middle(cell: usize) -> Rect {
     let inner = (0.6 * ANCHOR_CELL) as i32;
@@ -1422,6 +1559,7 @@ mod tests {
     /// The anchor taken from the raw picture `then` (washed-out cells left out when `looking`).
     fn anchor_on(then: &Mat, looking: bool) -> Anchor {
         let reference = rectified(then, looking, &page_picture(None));
+        let digits = digit_cells(&reference.picture).unwrap();
         Anchor {
             levels: cell_levels_in_place(&reference.picture).unwrap(),
             dark_ink: is_dark_ink(&cell_levels(&reference.picture).unwrap()),
@@ -1432,6 +1570,7 @@ mod tests {
             points: Vector::new(),
             on_hand: Vec::new(),
             hand: [false; 81],
+            digits,
         }
     }
 
@@ -1450,6 +1589,63 @@ mod tests {
     fn slipped_between(then: &Mat, now: &Mat, looking: bool) -> bool {
         let (anchor, current, covered, levels) = compared(then, now, looking);
         anchor.slipped(&levels, &current, &covered.any)
+    }
+
+    /// A page of printed digits, `digit(k)` in the `k`-th cell of [`DIGITS`] (Hershey glyphs
+    /// 10 px high, about as the anchor sees a page's digits), a light gradient down it that
+    /// keeps 1 - `dimmed` of the light at the bottom.
+    fn digits_picture(digit: impl Fn(usize) -> usize, dimmed: f64) -> Mat {
+        let mut picture = ruled_picture(200.0, 60.0);
+        for (k, &cell) in DIGITS.iter().enumerate() {
+            let [x, y] = anchor_cell_centre(cell);
+            imgproc::put_text(
+                &mut picture,
+                &digit(k).to_string(),
+                Point::new(x as i32 - 4, y as i32 + 5),
+                imgproc::FONT_HERSHEY_SIMPLEX,
+                0.4,
+                Scalar::all(40.0),
+                1,
+                imgproc::LINE_AA,
+                false,
+            )
+            .unwrap();
+        }
+        for y in 0..picture.rows() {
+            let gain = 1.0 - dimmed * y as f64 / picture.rows() as f64;
+            for x in 0..picture.cols() {
+                let v = picture.at_2d_mut::<u8>(y, x).unwrap();
+                *v = (*v as f64 * gain).round() as u8;
+            }
+        }
+        picture
+    }
+
+    /// Whether the anchor taken from the raw picture `then` finds other digits in `now`, its
+    /// picture aligned to the reference's where it is.
+    fn digits_unlike_between(then: &Mat, now: &Mat) -> bool {
+        let (anchor, current, covered, _) = compared(then, now, true);
+        let identity = Homography::translation(0.0, 0.0);
+        anchor
+            .digits_unlike(&current, &identity, &covered.over_the_paper())
+            .unwrap()
+    }
+
+    #[test]
+    fn other_digits_in_the_same_cells_are_another_puzzle_and_the_same_in_other_light_are_not() {
+        let digit = |k: usize| 1 + k % 9;
+        let page = digits_picture(digit, 0.0);
+        // Relabelled: each digit the next one, as a puzzle of the same pattern.
+        let relabelled = digits_picture(|k| 1 + (k + 1) % 9, 0.0);
+        assert!(digits_unlike_between(&page, &relabelled));
+        // Only two digits swapped (1 and 2), a fifth of the cells: as few as a hand's edge or a
+        // smear changes; left to the routine re-reading.
+        let swapped = digits_picture(|k| [2, 1, 3, 4, 5, 6, 7, 8, 9][k % 9], 0.0);
+        assert!(!digits_unlike_between(&page, &swapped));
+        // The same digits dimmed down the page by 40%, and under a hand over a quarter of it.
+        assert!(!digits_unlike_between(&page, &digits_picture(digit, 0.4)));
+        assert!(!digits_unlike_between(&page, &with_hand(&page, 150.0)));
+        assert!(!digits_unlike_between(&page, &page));
     }
 
     /// Whether the anchor taken from the raw picture `then` finds another page in `now`.

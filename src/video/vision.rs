@@ -37,6 +37,11 @@ use crate::video::tracked::{
 
 /// A shown puzzle is read again every this many frames, to notice a replaced puzzle.
 const RECHECK_EVERY: u32 = 15;
+/// A solved grid's digits are compared with the anchor's on frames it moves at most this
+/// share of its side (see [`Anchor::align`](track::Anchor::align)): the hand's wobble moved
+/// pages swapped in place 1.4-3.1% a frame, which the routine re-reading waits out
+/// ([`STEADY_FOR_CHECK`]).
+const STEADY_FOR_DIGITS: f64 = 0.05;
 /// A grid read this many times without any verdict is searched for again.
 const GIVE_UP_READING: u32 = 2 * MAX_READING_FRAMES;
 /// A grid being read without a verdict is searched for again every this many frames.
@@ -454,8 +459,13 @@ impl Vision {
             return Ok(());
         };
         tracing::trace!(inliers = tracked.inliers, "tracked");
+        // A solved grid's digits are compared with the anchor's while it is steady: only a
+        // routine re-reading would otherwise see another puzzle of the same pattern laid there.
+        let compare_digits = track.confirmed
+            && matches!(&track.identity, Identity::Known(k) if k.solution.is_some())
+            && moving(track, &track::quad_of(&track.image_from_grid)) <= STEADY_FOR_DIGITS;
         let alignment = match &track.anchor {
-            Some(anchor) => anchor.align(current, &tracked.image_from_grid)?,
+            Some(anchor) => anchor.align(current, &tracked.image_from_grid, compare_digits)?,
             None => Alignment::Unsure,
         };
         times.track = Some(start.elapsed());
@@ -1055,6 +1065,12 @@ fn aligned(track: &mut Track, alignment: Alignment, tracked: Homography) -> Opti
     match alignment {
         Alignment::Anchored(a) => {
             tracing::trace!(inliers = a.inliers, "aligned to the anchor");
+            if a.digits_unlike && track.confirmed {
+                // Another puzzle of the same pattern laid where the grid was: every cell's
+                // ink as before, only the digits differ. Held back, and read again at once.
+                tracing::debug!("the digits are not the anchor's: held back, read again");
+                track.confirmed = false;
+            }
             track.unanchored_for = 0;
             track.covered_now = a.under;
             let under = track.under_something(&a.over);

@@ -152,6 +152,101 @@ fn page_of(sample: &Sample, turns: usize) -> Option<Page> {
     })
 }
 
+/// `page` as another puzzle of the same pattern: each clue d replaced by the next digit its
+/// clues show (1-9 in turn, the last by the first), cut from a cell of the same photo that
+/// shows that digit and lit as the cell it is laid in. A relabelled puzzle still has one
+/// solution, its solution relabelled alike; every empty cell, line and shadow stays as it was,
+/// so only the digits tell the two apart (a page swapped for another of the same pattern, as a
+/// puzzle book's next page can be).
+pub fn relabelled(page: &Page) -> Option<Page> {
+    let present: Vec<u8> = (1..=9).filter(|d| page.clues.0.contains(d)).collect();
+    let next = |d: u8| -> Option<u8> {
+        let at = present.iter().position(|&p| p == d)?;
+        present.get((at + 1) % present.len()).copied()
+    };
+    let image_from_grid = Homography::from_quads(&Quad::UNIT.scaled(9.0), &page.corners)?;
+    let grid_from_image = image_from_grid.inverse()?;
+    let mut image = page.image.try_clone().ok()?;
+    let mut clues = Grid::EMPTY;
+    for (cell, &digit) in page.clues.0.iter().enumerate() {
+        if digit == 0 {
+            continue;
+        }
+        let wanted = next(digit)?;
+        let source = page.clues.0.iter().position(|&d| d == wanted)?;
+        let (dx, dy) = (
+            (cell % 9) as f64 - (source % 9) as f64,
+            (cell / 9) as f64 - (source / 9) as f64,
+        );
+        let moved = image_from_grid
+            .after(&Homography::translation(dx, dy))
+            .after(&grid_from_image);
+        let mut patch = Mat::default();
+        imgproc::warp_perspective(
+            &page.image,
+            &mut patch,
+            &moved.to_mat().ok()?,
+            page.image.size().ok()?,
+            imgproc::INTER_LINEAR,
+            core::BORDER_REPLICATE,
+            Scalar::default(),
+        )
+        .ok()?;
+        // The paper around the digit, here and in the patch, sets the patch's light.
+        let ring = cell_mask(&page.image, &image_from_grid, cell, 0.1).ok()?;
+        let inner = cell_mask(&page.image, &image_from_grid, cell, 0.2).ok()?;
+        let mut paper = Mat::default();
+        core::subtract(&ring, &inner, &mut paper, &core::no_array(), -1).ok()?;
+        let here = core::mean(&page.image, &paper).ok()?;
+        let there = core::mean(&patch, &paper).ok()?;
+        let gain = Scalar::from(std::array::from_fn(|k| {
+            if k < 3 && there[k] > 1.0 {
+                here[k] / there[k]
+            } else {
+                1.0
+            }
+        }));
+        let mut lit = Mat::default();
+        core::multiply(&patch, &gain, &mut lit, 1.0, -1).ok()?;
+        lit.copy_to_masked(&mut image, &ring).ok()?;
+        clues.0[cell] = wanted;
+    }
+    let solution = Grid(page.solution.0.map(|d| next(d).unwrap_or(d)));
+    Some(Page {
+        name: format!("{} relabelled", page.name),
+        image,
+        corners: page.corners,
+        published: page.published,
+        clues,
+        solution,
+    })
+}
+
+/// A mask, the size of `image`, of `cell`'s inside `inset` of a cell in from its lines.
+fn cell_mask(
+    image: &Mat,
+    image_from_grid: &Homography,
+    cell: usize,
+    inset: f64,
+) -> opencv::Result<Mat> {
+    let (x, y) = ((cell % 9) as f64, (cell / 9) as f64);
+    let corners: Vector<Point> = [
+        [x + inset, y + inset],
+        [x + 1.0 - inset, y + inset],
+        [x + 1.0 - inset, y + 1.0 - inset],
+        [x + inset, y + 1.0 - inset],
+    ]
+    .into_iter()
+    .map(|p| {
+        let [u, v] = image_from_grid.apply(p);
+        Point::new(u.round() as i32, v.round() as i32)
+    })
+    .collect();
+    let mut mask = Mat::new_size_with_default(image.size()?, core::CV_8UC1, Scalar::all(0.0))?;
+    imgproc::fill_convex_poly(&mut mask, &corners, Scalar::all(255.0), imgproc::LINE_8, 0)?;
+    Ok(mask)
+}
+
 /// Side of the grid in the square the border is searched in.
 const SEARCH_SIDE: f64 = 450.0;
 /// Margin around it: room for published corners up to this share of the side off the border.
