@@ -266,6 +266,17 @@ fn two_puzzles_in_view_are_both_solved_in_video() {
     assert!(both_from.is_some_and(|i| i < 8), "both from {both_from:?}");
 }
 
+/// Fails naming `clip` if any frame drew a solution not the puzzle's, far from its cells, or
+/// with no puzzle in view.
+fn assert_nothing_drawn_wrong(clip: &str, score: &common::videos::VideoScore) {
+    assert!(
+        score.wrong_frames.is_empty() && score.phantom_frames.is_empty(),
+        "{clip}: wrong on frames {:?}, phantom on {:?}",
+        score.wrong_frames,
+        score.phantom_frames
+    );
+}
+
 /// A page swapped in place for another puzzle of the same pattern (`camera::relabelled`: its
 /// clues relabelled, cut from its own cells), under the hand's wobble and a finger over both:
 /// every empty cell, line and shadow stays, so the track holds on and only the digits tell the
@@ -296,13 +307,7 @@ fn a_page_swapped_for_one_of_the_same_pattern_never_shows_the_old_solution() {
         let result = handheld::run_clip(&pages, &clip);
         eprintln!("{}", result.line());
         let score = &result.score;
-        assert!(
-            score.wrong_frames.is_empty() && score.phantom_frames.is_empty(),
-            "{}: wrong on frames {:?}, phantom on {:?}",
-            clip.name,
-            score.wrong_frames,
-            score.phantom_frames
-        );
+        assert_nothing_drawn_wrong(&clip.name, score);
         let locks: Vec<_> = score.appearances.iter().map(|a| a.lock_delay).collect();
         assert!(
             locks.len() == 2 && locks.iter().all(|d| d.is_some_and(|d| d <= 30)),
@@ -334,13 +339,7 @@ fn a_page_filmed_in_a_dim_room_is_drawn_in_its_cells_and_one_too_dark_not_at_all
             let result = handheld::run_clip(&pages, &clip);
             eprintln!("light {light}: {}", result.line());
             let score = &result.score;
-            assert!(
-                score.wrong_frames.is_empty() && score.phantom_frames.is_empty(),
-                "{} at {light} of the light: wrong on frames {:?}, phantom on {:?}",
-                clip.name,
-                score.wrong_frames,
-                score.phantom_frames
-            );
+            assert_nothing_drawn_wrong(&format!("{} at {light} of the light", clip.name), score);
             if light < 0.1 {
                 assert!(
                     score.corner_errors.is_empty(),
