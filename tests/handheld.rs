@@ -278,13 +278,13 @@ fn assert_nothing_drawn_wrong(clip: &str, score: &common::videos::VideoScore) {
 }
 
 /// A page swapped in place for another puzzle of the same pattern (`camera::relabelled`: its
-/// clues relabelled, cut from its own cells), under the hand's wobble and a finger over both:
-/// every empty cell, line and shadow stays, so the track holds on and only the digits tell the
-/// puzzles apart. The old solution is never drawn on the new page, and the new one is solved.
-/// Measured (session 80): until then the old solution was drawn on the new page until the
-/// routine re-reading (`image21` 14 frames, `01_13` 8); now the anchor sees the digits
-/// changed on the swap frame (70-100% of them look like another cell's), the grid is read
-/// again at once, and the new puzzle is drawn 1-2 frames after the swap.
+/// clues relabelled, cut from its own cells), under the hand's wobble, a finger passing over
+/// the new one: every empty cell, line and shadow stays, so the track holds on and only the
+/// digits tell the puzzles apart. The old solution is never drawn on the new page, and the new
+/// one is solved. Measured (session 80): before, the old solution stayed drawn on the new page
+/// until the routine re-reading (`image21` 14 frames, `01_13` 8); now the anchor sees the
+/// digits changed on the swap frame (77-100% of them look like another cell's), the grid is
+/// read again at once, and the new puzzle is drawn 1-2 frames after the swap.
 #[test]
 fn a_page_swapped_for_one_of_the_same_pattern_never_shows_the_old_solution() {
     let mut pages = camera::pages();
