@@ -1065,9 +1065,10 @@ fn aligned(track: &mut Track, alignment: Alignment, tracked: Homography) -> Opti
     match alignment {
         Alignment::Anchored(a) => {
             tracing::trace!(inliers = a.inliers, "aligned to the anchor");
-            if a.digits_unlike && track.confirmed {
+            if a.digits_unlike {
                 // Another puzzle of the same pattern laid where the grid was: every cell's
-                // ink as before, only the digits differ. Held back, and read again at once.
+                // ink as before, only the digits differ (compared only on a confirmed track).
+                // Held back, and read again at once.
                 tracing::debug!("the digits are not the anchor's: held back, read again");
                 track.confirmed = false;
             }
