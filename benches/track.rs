@@ -13,9 +13,10 @@ use opencv::core::Mat;
 use std::hint::black_box;
 use sudoku_ar::geometry::{Homography, Quad};
 use sudoku_ar::recognize::detect::{self, Look};
+use sudoku_ar::video::anchor::{Alignment, Anchor};
 use sudoku_ar::video::capture::FrameSource;
 use sudoku_ar::video::file::VideoFile;
-use sudoku_ar::video::track::{self, Alignment, Anchor, TrackFrame};
+use sudoku_ar::video::track::{self, TrackFrame};
 
 /// The first `count` frames of the video, gray.
 fn frames(count: usize) -> Vec<Mat> {

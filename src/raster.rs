@@ -136,6 +136,21 @@ pub fn morphed(image: &Mat, op: i32, shape: i32, side: i32, border: i32) -> open
     Ok(out)
 }
 
+/// The mean of `picture` over a box `across` pixels wide around each pixel (beyond its edges
+/// the picture is taken to go on as it ends).
+pub fn local_mean(picture: &Mat, across: i32) -> opencv::Result<Mat> {
+    use opencv::core::{Point, Size};
+    let mut local = Mat::default();
+    opencv::imgproc::blur(
+        picture,
+        &mut local,
+        Size::new(across, across),
+        Point::new(-1, -1),
+        opencv::core::BORDER_REPLICATE,
+    )?;
+    Ok(local)
+}
+
 /// The standard deviation of a gray picture's noise, in gray levels: Immerkaer's kernel, which
 /// cancels smooth gradients and straight edges, taken at the median of its response (the
 /// paper, most of any picture; the mean let a page dense with small print count as noisy) and

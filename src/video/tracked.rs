@@ -18,8 +18,9 @@ use crate::recognize::detect::{Detection, Edge, Ink};
 use crate::recognize::lines;
 use crate::recognize::read::GridReading;
 use crate::recognize::verdict::{Evidence, Judged, WrongMarks, judge_frames};
+use crate::video::anchor::Anchor;
 use crate::video::known::{Known, contradicts, replaced};
-use crate::video::track::{self, Anchor, TrackFrame};
+use crate::video::track::{self, TrackFrame};
 use crate::video::vision::{LiveState, PuzzleView};
 
 /// A re-reading puts the grid within this many cells of the track: the same place.
@@ -135,7 +136,7 @@ pub(super) struct Track {
     /// Whether the cells drawn lie on the printed lines, looked at over the last frames drawn.
     pub(super) print_check: PrintCheck,
     /// The cells whose printed detail the anchor saw gone on the last frame aligned to it
-    /// ([`Anchored::under`](super::track::Anchored::under)): a hand lies there.
+    /// ([`Anchored::under`](super::anchor::Anchored::under)): a hand lies there.
     pub(super) covered_now: [bool; 81],
     /// Whether the last reading that could tell (lines followed on a sharp frame) put the cells
     /// elsewhere than the track draws them (see [`Track::cells_agree`]).
@@ -189,7 +190,7 @@ impl Track {
     }
 
     /// The cells something lies over on this frame: `now` (where the anchor sees something
-    /// over the paper, [`Anchored::over`](super::track::Anchored::over)) and those something
+    /// over the paper, [`Anchored::over`](super::anchor::Anchored::over)) and those something
     /// lay over when the anchor was set ([`Anchor::hand`]), but for an anchor set on a reading
     /// smeared by the camera's motion, whose lines were hidden by the smear, not by a hand.
     pub(super) fn under_something(&self, now: &[bool; 81]) -> [bool; 81] {

@@ -27,9 +27,10 @@ use crate::recognize::verdict::{
     Evidence, MAX_READING_FRAMES, Status, agreed_digits, judge_frames,
 };
 use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
+use crate::video::anchor::Alignment;
 pub use crate::video::known::Known;
 use crate::video::known::{contradicts, entries_seen_in, replaced, same_puzzle, still_shows};
-use crate::video::track::{self, Alignment, TrackFrame};
+use crate::video::track::{self, TrackFrame};
 use crate::video::tracked::{
     DRAW_UNANCHORED, Identity, STEADY_FOR_CHECK, Track, inside_frame, moving, on_frame,
     steadier_than_anchor, view_of, whole_in_view,
@@ -38,7 +39,7 @@ use crate::video::tracked::{
 /// A shown puzzle is read again every this many frames, to notice a replaced puzzle.
 const RECHECK_EVERY: u32 = 15;
 /// A solved grid's digits are compared with the anchor's on frames it moves at most this
-/// share of its side (see [`Anchor::align`](track::Anchor::align)): the hand's wobble moved
+/// share of its side (see [`Anchor::align`](crate::video::anchor::Anchor::align)): the hand's wobble moved
 /// pages swapped in place 1.4-3.1% a frame, which the routine re-reading waits out
 /// ([`STEADY_FOR_CHECK`]).
 const STEADY_FOR_DIGITS: f64 = 0.05;
