@@ -17,7 +17,7 @@ use crate::geometry::Quad;
 use crate::grid::Grid;
 use crate::on_print::{Lines, drawn_off_the_print, drawn_on_the_print};
 use crate::overlay;
-use crate::raster::{self, GrayView, darkest_of, gray_of, too_dark_to_read};
+use crate::raster::{self, GrayView, darkest_of, gray_of, in_colour, too_dark_to_read};
 use crate::recognize::decode::Correction;
 use crate::recognize::detect::{self, Detection, Ink, Look};
 use crate::recognize::ink;
@@ -144,19 +144,6 @@ fn without_grain(gray: Mat) -> Result<(Mat, AsRead)> {
     opencv::imgproc::gaussian_blur_def(&gray, &mut smooth, size, grain.sigma())?;
     Ok((smooth, grain.as_read()))
 }
-
-/// Whether a picture not solved in its brightness (`gray`) is read again in its `darkest`
-/// colour: when the two differ by more than [`IN_COLOUR`] on average (a gray picture, or a
-/// scan in black and white, would give the same again).
-fn in_colour(gray: &Mat, darkest: &Mat) -> Result<bool> {
-    let pixels = (gray.rows() * gray.cols()).max(1) as f64;
-    let no_mask = opencv::core::no_array();
-    let difference = opencv::core::norm2(gray, darkest, opencv::core::NORM_L1, &no_mask)?;
-    Ok(difference / pixels > IN_COLOUR)
-}
-
-/// See [`in_colour`]: gray levels, on average over the picture.
-const IN_COLOUR: f64 = 4.0;
 
 /// Whether a second look's puzzle is taken: solved as read, every other puzzle near the
 /// reading at least [`CLEAR_LEAD`] less likely. A second look is a second chance for a
@@ -336,7 +323,7 @@ impl PhotoPipeline {
     /// in coloured ink reads faint in gray): the first search alone, which finds such a grid
     /// once its ink shows dark, so that a picture with no puzzle in it costs little more (all
     /// the searches again took 1.6-1.8 times as long). The puzzle found, when
-    /// [`clearly_solved`]; None also when the picture is not [`in_colour`]. Adds to `times`.
+    /// [`clearly_solved`]; None also when the picture is not [`in_colour`] (its gray would give the same again). Adds to `times`.
     fn in_darkest_colour(&mut self, image: &Mat, times: &mut StageTimes) -> Result<Option<Puzzle>> {
         if image.channels() < 3 {
             return Ok(None);

@@ -151,6 +151,63 @@ pub fn local_mean(picture: &Mat, across: i32) -> opencv::Result<Mat> {
     Ok(local)
 }
 
+/// Whether a picture's `darkest` colour ([`darkest_of`]) differs from its `gray` by more than
+/// [`IN_COLOUR`] on average: a picture in colour at all (a gray picture, or a scan in black and
+/// white, gives the same in both), worth looking at again in its darkest colour.
+pub fn in_colour(gray: &Mat, darkest: &Mat) -> opencv::Result<bool> {
+    let pixels = (gray.rows() * gray.cols()).max(1) as f64;
+    let no_mask = opencv::core::no_array();
+    let difference = opencv::core::norm2(gray, darkest, opencv::core::NORM_L1, &no_mask)?;
+    Ok(difference / pixels > IN_COLOUR)
+}
+
+/// See [`in_colour`]: gray levels, on average over the picture.
+pub const IN_COLOUR: f64 = 4.0;
+
+/// How deep the darkest ink lies below the paper in `gray` over the grid `image_from_grid`
+/// puts there, as a share of the paper's level: the paper at the 90th percentile of the grid's
+/// pixels, the ink at the 3rd (its lines and clues cover a tenth of it or more). Black print
+/// shows about as deep in a picture's gray as in its darkest colour ([`darkest_of`]), green
+/// ink far less deep in gray. Looked at inside the grid only: a table beside a tilted grid's
+/// corners would count as ink.
+pub fn ink_depth(gray: &Mat, image_from_grid: &crate::geometry::Homography) -> opencv::Result<f64> {
+    let view = GrayView::new(gray)?;
+    let corners = crate::geometry::Quad::UNIT
+        .0
+        .map(|p| image_from_grid.apply(p));
+    let side = crate::geometry::Quad(corners).mean_side();
+    // About a sample a pixel, at most 300 a side: percentiles need no more.
+    let steps = side.clamp(9.0, 300.0) as usize;
+    let mut counts = [0u32; 256];
+    let mut total = 0u32;
+    for i in 0..steps {
+        for j in 0..steps {
+            let at = |k: usize| (k as f64 + 0.5) / steps as f64;
+            let [x, y] = image_from_grid.apply([at(j), at(i)]);
+            if view.contains([x, y]) {
+                counts[view.get(x as usize, y as usize) as usize] += 1;
+                total += 1;
+            }
+        }
+    }
+    if total == 0 {
+        return Ok(0.0);
+    }
+    let level_at = |share: f64| {
+        let wanted = ((share * total as f64).ceil() as u32).max(1);
+        let mut seen = 0;
+        counts
+            .iter()
+            .position(|&c| {
+                seen += c;
+                seen >= wanted
+            })
+            .unwrap_or(255) as f64
+    };
+    let (paper, ink) = (level_at(0.9), level_at(0.03));
+    Ok((paper - ink) / paper.max(1.0))
+}
+
 /// The standard deviation of a gray picture's noise, in gray levels: Immerkaer's kernel, which
 /// cancels smooth gradients and straight edges, taken at the median of its response (the
 /// paper, most of any picture; the mean let a page dense with small print count as noisy) and

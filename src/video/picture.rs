@@ -13,7 +13,7 @@ use opencv::imgproc;
 use opencv::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::raster::{brightened, gray_of};
+use crate::raster::{brightened, darkest_of, gray_of};
 
 /// One frame's pixels.
 pub struct Picture(Pixels);
@@ -102,6 +102,17 @@ impl Picture {
                 };
                 Ok(brightened(turn.apply(gray)?)?)
             }
+        }
+    }
+
+    /// The picture by its darkest colour at each pixel ([`darkest_of`]), where ink of any colour
+    /// shows dark: a grid printed in green or red ink is read there. A decoded frame is
+    /// converted to colour for it, each time asked (the vision stage asks on the frames it
+    /// reads such a grid on only).
+    pub fn darkest(&self) -> Result<Mat> {
+        match &self.0 {
+            Pixels::Bgr(bgr) => Ok(darkest_of(bgr)?),
+            Pixels::Decoded { frame, turn } => Ok(darkest_of(&turn.apply(bgr_of(frame)?)?)?),
         }
     }
 

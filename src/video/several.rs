@@ -17,7 +17,7 @@ use crate::raster::gray_of;
 use crate::recognize::detect::{self, Ink};
 use crate::recognize::read::DigitReader;
 use crate::video::picture::Picture;
-use crate::video::vision::{FrameView, Vision};
+use crate::video::vision::{Colours, FrameView, Vision};
 
 /// The most puzzles followed at once besides the first: a book's double page holds up to
 /// eight, of which a camera frames a few.
@@ -75,18 +75,19 @@ impl Visions {
     /// the others solved in `others`.
     pub fn process(&mut self, frame: &Mat) -> Result<FrameView> {
         let start = Instant::now();
-        self.process_gray(&gray_of(frame)?, start)
+        self.process_in(&gray_of(frame)?, Colours::of_bgr(frame), start)
     }
 
     /// As [`Visions::process`], a frame as its source gave it.
     pub fn process_picture(&mut self, frame: &Picture) -> Result<FrameView> {
         let start = Instant::now();
-        self.process_gray(&frame.gray()?, start)
+        self.process_in(&frame.gray()?, Colours::of_picture(frame), start)
     }
 
-    /// Finds or follows every puzzle in a frame in gray; its time is counted from `start`, so
-    /// that it holds the conversion to gray.
-    fn process_gray(&mut self, gray: &Mat, start: Instant) -> Result<FrameView> {
+    /// Finds or follows every puzzle in a frame in `gray` (the first puzzle read in its
+    /// `colours` when printed in coloured ink); its time is counted from `start`, so that it
+    /// holds the conversion to gray.
+    fn process_in(&mut self, gray: &Mat, colours: Colours, start: Instant) -> Result<FrameView> {
         // The first puzzle lost while another is followed solved: that one is followed as the
         // first (not found again by the first stage and read again, while its own lets go).
         if !self.first.is_following()
@@ -98,7 +99,7 @@ impl Visions {
         // not to one another stage follows (and draws) already.
         self.first
             .leave_alone(std::mem::take(&mut self.followed_by_others));
-        let mut view = self.first.process_gray(gray)?;
+        let mut view = self.first.process_in(gray, colours)?;
         let mut followed: Vec<Quad> = view.puzzle.iter().map(|p| p.quad).collect();
         let by_first = followed.len();
         // With nothing followed, the first stage searches the whole frame alone; a search for

@@ -9,18 +9,20 @@
 //! finger over a clue the puzzle needs). Solved puzzles are kept, so one that comes back into
 //! view is recognised from a single reading and not solved again.
 //! While a puzzle is shown, it is re-read now and then, so that a different puzzle laid in the
-//! same place is noticed.
+//! same place is noticed. A grid printed in coloured ink, faint in gray, is searched for now
+//! and then, read and checked against the print in the frame's darkest colour ([`Colours`]).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use opencv::core::Mat;
+use opencv::prelude::*;
 
 use crate::bend::Bend;
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance};
 use crate::grid::Grid;
-use crate::raster::{gray_of, too_dark_to_read};
+use crate::raster::{darkest_of, gray_of, in_colour, ink_depth, too_dark_to_read};
 use crate::recognize::detect::{self, Detection, Ink, Look};
 use crate::recognize::read::{DigitReader, GridReading};
 use crate::recognize::verdict::{
@@ -30,6 +32,7 @@ use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recogni
 use crate::video::anchor::Alignment;
 pub use crate::video::known::Known;
 use crate::video::known::{contradicts, entries_seen_in, replaced, same_puzzle, still_shows};
+use crate::video::picture::Picture;
 use crate::video::track::{self, TrackFrame};
 use crate::video::tracked::{
     DRAW_UNANCHORED, Identity, STEADY_FOR_CHECK, Track, inside_frame, moving, on_frame,
@@ -253,6 +256,38 @@ fn borderless_look(searched_in_vain: u32) -> Option<usize> {
     }
 }
 
+/// Every how many frames searched in vain the search looks at the frame's darkest colour too,
+/// on the frames between the finer search's (see [`FINE_SEARCH_EVERY`]).
+const COLOUR_SEARCH_EVERY: u32 = 4;
+
+/// Whether the frame after `searched_in_vain` frames searched in vain is searched in its
+/// darkest colour (see [`search_in_colour`]).
+fn colour_search_due(searched_in_vain: u32) -> bool {
+    searched_in_vain % COLOUR_SEARCH_EVERY == COLOUR_SEARCH_EVERY - 1
+}
+
+/// The outline search on the frame's darkest colour, when it is in colour at all
+/// ([`in_colour`]): a grid printed in green ink on a blurred newspaper page shows too faintly
+/// in gray to be found (under the simulated hand-held camera, 3 of 8 such pages found 25-176
+/// frames after they were whole in view, or never).
+fn search_in_colour(
+    colours: &mut Colours,
+    gray: &Mat,
+    times: &mut VisionTimes,
+) -> Result<Option<Detection>> {
+    let start = Instant::now();
+    let Some(darkest) = colours.darkest()? else {
+        return Ok(None);
+    };
+    let found = if in_colour(gray, darkest)? {
+        detect::find_grid(darkest, Look::OneOfMany)?
+    } else {
+        None
+    };
+    times.add_detect(start.elapsed());
+    Ok(found)
+}
+
 /// A grid found again within this many cells of where the track slipped off it is where it
 /// was (a slip is a cell).
 const SAME_PLACE_CELLS: f64 = 0.25;
@@ -384,13 +419,20 @@ impl Vision {
     /// Finds or follows the puzzle in a BGR frame.
     pub fn process(&mut self, frame: &Mat) -> Result<FrameView> {
         let start = Instant::now();
-        let mut view = self.process_gray(&gray_of(frame)?)?;
+        let mut view = self.process_in(&gray_of(frame)?, Colours::of_bgr(frame))?;
         view.times.total = start.elapsed();
         Ok(view)
     }
 
-    /// Finds or follows the puzzle in a frame in gray.
+    /// Finds or follows the puzzle in a frame in gray (a grid printed in coloured ink is read
+    /// in gray then).
     pub fn process_gray(&mut self, gray: &Mat) -> Result<FrameView> {
+        self.process_in(gray, Colours::none())
+    }
+
+    /// Finds or follows the puzzle in a frame in `gray`, whose `colours` a grid printed in
+    /// coloured ink is read in.
+    pub fn process_in(&mut self, gray: &Mat, mut colours: Colours) -> Result<FrameView> {
         let start = Instant::now();
         // Every message about this frame says which it is (counted from 0 as this stage saw
         // them: in a replay, the video's own frame number).
@@ -401,20 +443,26 @@ impl Vision {
         let mut outline = FrameOutline::new(gray).in_ink(self.searched_ink);
         self.follow(&current, &mut outline, &mut times)?;
         match self.track.as_ref().map(|t| &t.identity) {
-            None => self.search(&current, &mut outline, &mut times)?,
+            None => self.search(&current, &mut outline, &mut colours, &mut times)?,
             Some(Identity::Reading(_)) => self.search_again(&current, &mut outline, &mut times)?,
             Some(Identity::Known(_)) => {
                 self.look_for_another_puzzle(&current, &mut outline, &mut times)?
             }
         }
         if self.track.is_some() {
-            self.read(&current, &mut outline, &mut times)?;
+            self.read(&current, &mut outline, &mut colours, &mut times)?;
         }
         self.previous = Some(current);
         // Part of tracking: whether the grid drawn where the track has it lies on the print.
         let checked = Instant::now();
         let looked_at = self.previous.as_ref();
-        let puzzle = self.track.as_mut().map(|t| view_of(t, gray, looked_at));
+        let puzzle = match self.track.as_mut() {
+            Some(track) if track.coloured_ink == Some(true) => {
+                Some(view_in_colour(track, gray, &mut colours)?)
+            }
+            Some(track) => Some(view_of(track, gray, looked_at)),
+            None => None,
+        };
         if let Some(track_time) = times.track.as_mut() {
             *track_time += checked.elapsed();
         }
@@ -500,6 +548,7 @@ impl Vision {
         &mut self,
         current: &TrackFrame,
         outline: &mut FrameOutline,
+        colours: &mut Colours,
         times: &mut VisionTimes,
     ) -> Result<()> {
         let mut found = outline.found(times)?;
@@ -525,6 +574,9 @@ impl Vision {
             let start = Instant::now();
             found = detect::find_borderless_grid_in_frame(outline.gray, look)?;
             times.add_detect(start.elapsed());
+        }
+        if found.is_none() && self.searches_finely && colour_search_due(self.searched_in_vain) {
+            found = search_in_colour(colours, outline.gray, times)?;
         }
         let found = found.filter(|d| outline.whole(d) && d.score >= self.least_score);
         if found.is_some() {
@@ -649,6 +701,7 @@ impl Vision {
         &mut self,
         current: &TrackFrame,
         frame_outline: &mut FrameOutline,
+        colours: &mut Colours,
         times: &mut VisionTimes,
     ) -> Result<()> {
         let Some(track) = self.track.as_mut() else {
@@ -670,7 +723,9 @@ impl Vision {
         let outline = outline_to_read_from(track, &quad, frame_outline, times)?;
         let mut steps = RecognizeTimes::default();
         let mut negative = Mat::default();
-        let gray = track.ink.as_dark(frame_outline.gray, &mut negative)?;
+        settle_coloured_ink(track, frame_outline.gray, colours)?;
+        let shown = colours.shown_for(track, frame_outline.gray)?;
+        let gray = track.ink.as_dark(shown, &mut negative)?;
         let mut recognition = recognize(
             &mut self.reader,
             gray,
@@ -724,6 +779,111 @@ impl Vision {
         }
         Ok(())
     }
+}
+
+/// A frame's colours: a grid printed in coloured ink is searched for, read and checked against
+/// the print in the frame's darkest colour, made only on the frames that ask for it, once.
+pub struct Colours<'a> {
+    source: Source<'a>,
+    darkest: Option<Mat>,
+}
+
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    /// A frame given in gray alone.
+    Gray,
+    Bgr(&'a Mat),
+    Picture(&'a Picture),
+}
+
+impl<'a> Colours<'a> {
+    /// None: a frame given in gray alone.
+    pub fn none() -> Colours<'a> {
+        Colours::of_source(Source::Gray)
+    }
+
+    /// A BGR frame's.
+    pub fn of_bgr(bgr: &'a Mat) -> Colours<'a> {
+        Colours::of_source(Source::Bgr(bgr))
+    }
+
+    /// A frame as its source gave it.
+    pub fn of_picture(picture: &'a Picture) -> Colours<'a> {
+        Colours::of_source(Source::Picture(picture))
+    }
+
+    fn of_source(source: Source<'a>) -> Colours<'a> {
+        Colours {
+            source,
+            darkest: None,
+        }
+    }
+
+    /// The frame by its darkest colour ([`darkest_of`]); None for a frame in gray.
+    fn darkest(&mut self) -> Result<Option<&Mat>> {
+        if self.darkest.is_none() {
+            self.darkest = match self.source {
+                Source::Bgr(bgr) if bgr.channels() == 3 => Some(darkest_of(bgr)?),
+                Source::Picture(picture) => Some(picture.darkest()?),
+                Source::Bgr(_) | Source::Gray => None,
+            };
+        }
+        Ok(self.darkest.as_ref())
+    }
+
+    /// The frame as a track's grid is read and checked against the print in: its darkest
+    /// colour when the grid is printed in coloured ink, else `gray`.
+    fn shown_for<'b>(&'b mut self, track: &Track, gray: &'b Mat) -> Result<&'b Mat> {
+        if track.coloured_ink != Some(true) {
+            return Ok(gray);
+        }
+        Ok(self.darkest()?.unwrap_or(gray))
+    }
+}
+
+/// How many times as deep (see [`ink_depth`]) the ink must lie in a frame's darkest colour as
+/// in its gray for the grid to be read in its darkest colour. Over the published outline's box
+/// of the 160 Wicht and 80 Kubiesa photos (black print on white or tinted paper, blue
+/// handwriting) 0.98-1.19 times, blurred by 2.5 px 0.92-1.20; the Wicht pages with their green
+/// channel set to 204 (green ink at 132 of 255 in gray), 2.49-3.78 times, blurred 2.48-3.91.
+/// A ratio, not a difference: blur makes thin ink shallower in both alike (the difference fell
+/// from 0.27 to 0.14 on a green page under the simulated hand-held camera).
+const COLOURED_INK: f64 = 1.6;
+/// Ink shallower than this in gray is taken as this deep: a frame that shows hardly any ink in
+/// gray (nothing printed, washed out) is no sign of coloured ink.
+const LEAST_INK_DEPTH: f64 = 0.05;
+
+/// Settles, on the track's first reading, whether its grid is printed in coloured ink, to be
+/// read and checked against the print in the frame's darkest colour: by how many times as
+/// deep the ink lies there as in gray over the grid. A puzzle printed in green ink reads faint
+/// in gray (Wicht pages with their green channel at 204, under the simulated camera: read as
+/// no puzzle or as turned, 13 of 14 never drawn), and its faint lines fail the print check.
+/// Such a grid costs a conversion to colour on each frame it is followed.
+fn settle_coloured_ink(track: &mut Track, gray: &Mat, colours: &mut Colours) -> Result<()> {
+    if track.coloured_ink.is_some() {
+        return Ok(());
+    }
+    let (Some(darkest), Ink::Dark) = (colours.darkest()?, track.ink) else {
+        track.coloured_ink = Some(false);
+        return Ok(());
+    };
+    let grid = &track.image_from_grid;
+    let (in_darkest, in_gray) = (ink_depth(darkest, grid)?, ink_depth(gray, grid)?);
+    tracing::debug!(
+        in_darkest,
+        in_gray,
+        "the ink's depth in the darkest colour and in gray"
+    );
+    track.coloured_ink = Some(in_darkest > COLOURED_INK * in_gray.max(LEAST_INK_DEPTH));
+    Ok(())
+}
+
+/// [`view_of`] a grid printed in coloured ink: its print looked for in the frame's darkest
+/// colour, where its lines show as dark as black print's do in gray.
+fn view_in_colour(track: &mut Track, gray: &Mat, colours: &mut Colours) -> Result<PuzzleView> {
+    let shown = colours.shown_for(track, gray)?;
+    let small = TrackFrame::new(shown)?;
+    Ok(view_of(track, shown, Some(&small)))
 }
 
 /// One reading of a tracked grid, and how it sits with the track.
@@ -1310,7 +1470,12 @@ mod tests {
             vision.slipped = Some((slipped, bend));
             let mut times = VisionTimes::default();
             vision
-                .search(&current, &mut FrameOutline::new(&page), &mut times)
+                .search(
+                    &current,
+                    &mut FrameOutline::new(&page),
+                    &mut Colours::none(),
+                    &mut times,
+                )
                 .unwrap();
             let track = vision.track.expect("the drawn grid is found");
             assert!(track::quad_of(&track.image_from_grid).max_corner_distance(&right) < 3.0);
@@ -1469,7 +1634,12 @@ mod tests {
         vision.track = Some(track);
         let mut times = VisionTimes::default();
         vision
-            .read(current, &mut FrameOutline::new(page), &mut times)
+            .read(
+                current,
+                &mut FrameOutline::new(page),
+                &mut Colours::none(),
+                &mut times,
+            )
             .unwrap();
         assert!(times.read.is_some(), "not read again");
         vision
