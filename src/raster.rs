@@ -450,4 +450,38 @@ mod tests {
         let view = GrayView::new(&roi).unwrap();
         assert_eq!((view.width, view.height, view.get(1, 1)), (3, 3, 9));
     }
+
+    /// A grid's box of white paper with ink of `ink` (BGR) over a sixth of it, in rows.
+    fn inked(ink: [f64; 3]) -> Mat {
+        let paper = Scalar::new(230.0, 230.0, 230.0, 0.0);
+        let mut bgr =
+            Mat::new_rows_cols_with_default(90, 90, opencv::core::CV_8UC3, paper).unwrap();
+        for row in (0..90).step_by(18) {
+            let mut stroke = Mat::roi_mut(&mut bgr, Rect::new(10, row + 5, 70, 3)).unwrap();
+            let colour = Scalar::new(ink[0], ink[1], ink[2], 0.0);
+            stroke.set_to(&colour, &opencv::core::no_array()).unwrap();
+        }
+        bgr
+    }
+
+    #[test]
+    fn green_ink_lies_far_deeper_in_the_darkest_colour_than_in_gray_and_black_ink_alike() {
+        let grid = crate::geometry::Homography::scaling(90.0);
+        let depths = |ink: [f64; 3]| {
+            let bgr = inked(ink);
+            let gray = ink_depth(&gray_of(&bgr).unwrap(), &grid).unwrap();
+            let darkest = ink_depth(&darkest_of(&bgr).unwrap(), &grid).unwrap();
+            (gray, darkest)
+        };
+        let (gray, darkest) = depths([30.0, 30.0, 30.0]);
+        assert!((gray - 0.87).abs() < 0.01 && (darkest - gray).abs() < 0.01);
+        // Green at 132 in gray (the photos test's green channel at 204).
+        let (gray, darkest) = depths([30.0, 204.0, 30.0]);
+        assert!(gray < 0.45 && darkest > 0.85, "{gray} {darkest}");
+        // A picture with its colour at all: the green page, not a gray one.
+        let green = inked([30.0, 204.0, 30.0]);
+        assert!(in_colour(&gray_of(&green).unwrap(), &darkest_of(&green).unwrap()).unwrap());
+        let black = inked([30.0, 30.0, 30.0]);
+        assert!(!in_colour(&gray_of(&black).unwrap(), &darkest_of(&black).unwrap()).unwrap());
+    }
 }
