@@ -323,7 +323,8 @@ impl PhotoPipeline {
     /// in coloured ink reads faint in gray): the first search alone, which finds such a grid
     /// once its ink shows dark, so that a picture with no puzzle in it costs little more (all
     /// the searches again took 1.6-1.8 times as long). The puzzle found, when
-    /// [`clearly_solved`]; None also when the picture is not [`in_colour`] (its gray would give the same again). Adds to `times`.
+    /// [`clearly_solved`]; None also when the picture is not [`in_colour`] (its gray would give
+    /// the same again). Adds to `times`.
     fn in_darkest_colour(&mut self, image: &Mat, times: &mut StageTimes) -> Result<Option<Puzzle>> {
         if image.channels() < 3 {
             return Ok(None);

@@ -42,9 +42,9 @@ use crate::video::tracked::{
 /// A shown puzzle is read again every this many frames, to notice a replaced puzzle.
 const RECHECK_EVERY: u32 = 15;
 /// A solved grid's digits are compared with the anchor's on frames it moves at most this
-/// share of its side (see [`Anchor::align`](crate::video::anchor::Anchor::align)): the hand's wobble moved
-/// pages swapped in place 1.4-3.1% a frame, which the routine re-reading waits out
-/// ([`STEADY_FOR_CHECK`]).
+/// share of its side (see [`Anchor::align`](crate::video::anchor::Anchor::align)): the hand's
+/// wobble moved pages swapped in place 1.4-3.1% a frame, which the routine re-reading waits
+/// out ([`STEADY_FOR_CHECK`]).
 const STEADY_FOR_DIGITS: f64 = 0.05;
 /// A grid read this many times without any verdict is searched for again.
 const GIVE_UP_READING: u32 = 2 * MAX_READING_FRAMES;
