@@ -7,7 +7,8 @@
 //! a few frames of each clip (`--at 20,25` those frames; of the writing clips with `--clips
 //! writing`); `-- --only NAME` runs only the clips whose name contains NAME;
 //! `-- --set 1` films 32 other pages (`camera::page_set`); `-- --clips writing` films a hand
-//! writing in the digits over each page instead of the usual clips.
+//! writing in the digits over each page instead of the usual clips; `-- --ink green` films the
+//! pages printed in green ink.
 //! `SUDOKU_BENCH_ERRORS=1` adds each clip's corner error on every frame with a solution drawn;
 //! `SUDOKU_BENCH_NOT_RIGHT=1` names the frames after lock not drawn right (to stderr).
 
@@ -33,7 +34,14 @@ fn main() {
     let set = common::bench_arg("--set")
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
-    let pages = camera::page_set(set);
+    let mut pages = camera::page_set(set);
+    // `--ink green` films every page printed in green ink (`camera::printed_in_green`).
+    if common::bench_arg("--ink").as_deref() == Some("green") {
+        pages = pages
+            .iter()
+            .map(|p| camera::printed_in_green(p).expect("page in green"))
+            .collect();
+    }
     eprintln!(
         "{} pages: {}",
         pages.len(),
