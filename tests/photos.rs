@@ -260,30 +260,18 @@ fn grainy_photos_are_found_and_never_read_wrong() {
     assert!(large >= 9, "phone photos: only {large} of 10 solved");
 }
 
-/// Puzzles printed in coloured ink: every 4th Wicht page with its green channel set to 204 of
-/// 255 throughout, so that black ink comes out green (at 132 of 255 in gray, on paper at about
-/// 208) and the paper a little pink. In gray the digits were faint; a picture not solved so is
+/// Puzzles printed in coloured ink: every 4th Wicht page printed in green (`common::in_green`:
+/// its green channel set to 204 of 255 throughout, black ink at 132 of 255 in gray). In gray the digits were faint; a picture not solved so is
 /// read again in its darkest colour (`photo::PhotoPipeline::process`).
 #[test]
 fn a_puzzle_printed_in_green_is_read_in_its_darkest_colour() {
-    use opencv::core::{Scalar, Vector};
     let samples = require_data(wicht(), "wicht-v2-train", 159);
     let mut pipeline = pipeline();
     let mut right = 0;
     let some: Vec<_> = samples.iter().step_by(4).collect();
     for sample in &some {
         let image = photo::load_image(&sample.path).unwrap();
-        let mut channels = Vector::<core::Mat>::new();
-        core::split(&image, &mut channels).unwrap();
-        let green = core::Mat::new_size_with_default(
-            image.size().unwrap(),
-            core::CV_8UC1,
-            Scalar::all(204.0),
-        )
-        .unwrap();
-        channels.set(1, green).unwrap();
-        let mut printed_green = core::Mat::default();
-        core::merge(&channels, &mut printed_green).unwrap();
+        let printed_green = common::in_green(&image).unwrap();
         let case = format!("{} in green", sample.path.display());
         right += usize::from(solved_right(&mut pipeline, &printed_green, sample, &case).is_some());
     }

@@ -152,19 +152,11 @@ fn page_of(sample: &Sample, turns: usize) -> Option<Page> {
     })
 }
 
-/// `page` printed in green ink: its green channel set to 204 of 255 throughout (as
-/// `photos::a_puzzle_printed_in_green_is_read_in_its_darkest_colour` does), so that black ink
-/// comes out green, at about 132 of 255 in gray on paper at 208, and the paper a little pink.
+/// `page` printed in green ink ([`super::in_green`]).
 pub fn printed_in_green(page: &Page) -> opencv::Result<Page> {
-    let mut channels = Vector::<Mat>::new();
-    core::split(&page.image, &mut channels)?;
-    let green = Mat::new_size_with_default(page.image.size()?, core::CV_8UC1, Scalar::all(204.0))?;
-    channels.set(1, green)?;
-    let mut image = Mat::default();
-    core::merge(&channels, &mut image)?;
     Ok(Page {
         name: format!("{} in green", page.name),
-        image,
+        image: super::in_green(&page.image)?,
         corners: page.corners,
         published: page.published,
         clues: page.clues,

@@ -415,6 +415,20 @@ pub fn pipeline() -> PhotoPipeline {
     PhotoPipeline::new(pipeline_reader())
 }
 
+/// A BGR picture printed in green ink: its green channel set to 204 of 255 throughout, so that
+/// black ink comes out green (at about 132 of 255 in gray, on paper at 208) and the paper a
+/// little pink.
+pub fn in_green(bgr: &opencv::core::Mat) -> opencv::Result<opencv::core::Mat> {
+    use opencv::core::{self, Mat, Scalar, Vector};
+    let mut channels = Vector::<Mat>::new();
+    core::split(bgr, &mut channels)?;
+    let green = Mat::new_size_with_default(bgr.size()?, core::CV_8UC1, Scalar::all(204.0))?;
+    channels.set(1, green)?;
+    let mut printed_green = Mat::default();
+    core::merge(&channels, &mut printed_green)?;
+    Ok(printed_green)
+}
+
 /// The digit model the tests use: `SUDOKU_MODEL` when set, else the built-in one.
 pub fn pipeline_reader() -> DigitReader {
     let reader = match std::env::var_os("SUDOKU_MODEL") {
