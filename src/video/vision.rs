@@ -266,10 +266,18 @@ fn colour_search_due(searched_in_vain: u32) -> bool {
     searched_in_vain % COLOUR_SEARCH_EVERY == COLOUR_SEARCH_EVERY - 1
 }
 
+/// The least score ([`detect::grid_score`]) of a grid found in the darkest colour: a second
+/// search is a second chance for a poor outline, so it is taken only where it frames a grid
+/// clearly. Green newspaper pages under the hand-held camera were found so at 0.88-0.92; an
+/// app's page bowed by 0.45 of a cell at 0.63, sooner than the search in gray found it, and
+/// followed from there it was drawn on 142 frames fewer (`cargo bench --bench curved`, noise 6).
+const COLOUR_FOUND_LEAST: f64 = 0.8;
+
 /// The outline search on the frame's darkest colour, when it is in colour at all
 /// ([`in_colour`]): a grid printed in green ink on a blurred newspaper page shows too faintly
 /// in gray to be found (under the simulated hand-held camera, 3 of 8 such pages found 25-176
-/// frames after they were whole in view, or never).
+/// frames after they were whole in view, or never). Only a grid it frames clearly
+/// ([`COLOUR_FOUND_LEAST`]).
 fn search_in_colour(
     colours: &mut Colours,
     gray: &Mat,
@@ -280,11 +288,14 @@ fn search_in_colour(
         return Ok(None);
     };
     let found = if in_colour(gray, darkest)? {
-        detect::find_grid(darkest, Look::OneOfMany)?
+        detect::find_grid(darkest, Look::OneOfMany)?.filter(|d| d.score >= COLOUR_FOUND_LEAST)
     } else {
         None
     };
     times.add_detect(start.elapsed());
+    if let Some(found) = &found {
+        tracing::debug!(score = found.score, "found a grid in the darkest colour");
+    }
     Ok(found)
 }
 
