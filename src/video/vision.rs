@@ -874,7 +874,12 @@ fn settle_coloured_ink(track: &mut Track, gray: &Mat, colours: &mut Colours) -> 
     if track.coloured_ink.is_some() {
         return Ok(());
     }
-    let (Some(darkest), Ink::Dark) = (colours.darkest()?, track.ink) else {
+    // Light ink on a dark screen: its darkest colour is no deeper ink.
+    let darkest = match track.ink {
+        Ink::Dark => colours.darkest()?,
+        Ink::Light => None,
+    };
+    let Some(darkest) = darkest else {
         track.coloured_ink = Some(false);
         return Ok(());
     };
