@@ -78,22 +78,81 @@ const READ_WHITE: f64 = 80.0;
 /// assert_eq!(sudoku_ar::raster::white_level(&view), 30.0);
 /// ```
 pub fn white_level(gray: &GrayView) -> f64 {
-    let mut counts = [0usize; 256];
-    let mut total = 0;
-    for y in (0..gray.height).step_by(4) {
-        for x in (0..gray.width).step_by(4) {
-            counts[gray.get(x, y) as usize] += 1;
-            total += 1;
+    Histogram::of(gray, 4).level_at(0.99)
+}
+
+/// How many of a picture's pixels lie at each gray level, for its percentiles (the paper's
+/// white, how deep the ink lies).
+///
+/// ```
+/// let mut histogram = sudoku_ar::raster::Histogram::default();
+/// for level in [10, 200, 200, 250] {
+///     histogram.add(level);
+/// }
+/// assert_eq!(histogram.level_at(0.25), 10.0);
+/// assert_eq!(histogram.level_at(0.5), 200.0);
+/// assert_eq!(histogram.level_at(0.9), 250.0);
+/// ```
+#[derive(Clone)]
+pub struct Histogram {
+    counts: [usize; 256],
+    total: usize,
+}
+
+impl Default for Histogram {
+    fn default() -> Self {
+        Histogram {
+            counts: [0; 256],
+            total: 0,
         }
     }
-    let mut below = 0;
-    for (level, count) in counts.iter().enumerate() {
-        below += count;
-        if below * 100 >= total * 99 {
-            return level as f64;
+}
+
+impl Histogram {
+    /// Every `step`th pixel of every `step`th row of `gray`.
+    pub fn of(gray: &GrayView, step: usize) -> Self {
+        let mut histogram = Histogram::default();
+        for y in (0..gray.height).step_by(step) {
+            for x in (0..gray.width).step_by(step) {
+                histogram.add(gray.get(x, y));
+            }
         }
+        histogram
     }
-    255.0
+
+    /// Counts one pixel at `level`.
+    pub fn add(&mut self, level: u8) {
+        self.counts[level as usize] += 1;
+        self.total += 1;
+    }
+
+    /// Whether no pixel is counted.
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// The lowest level at or below which at least `share` (0-1) of the counted pixels lie
+    /// (0 when none are counted).
+    pub fn level_at(&self, share: f64) -> f64 {
+        first_reaching(&self.counts, self.total, share) as f64
+    }
+}
+
+/// The first index of `counts` (adding up to `total`) at or below which at least `share` of
+/// the total lies; 0 when the total is.
+fn first_reaching(counts: &[usize], total: usize, share: f64) -> usize {
+    if total == 0 {
+        return 0;
+    }
+    let wanted = ((share * total as f64).ceil() as usize).max(1);
+    let mut seen = 0;
+    counts
+        .iter()
+        .position(|&count| {
+            seen += count;
+            seen >= wanted
+        })
+        .unwrap_or(counts.len().saturating_sub(1))
 }
 
 /// Of the paper's level towards white, how far glare (a lamp's reflection) lies.
@@ -178,33 +237,20 @@ pub fn ink_depth(gray: &Mat, image_from_grid: &crate::geometry::Homography) -> o
     let side = crate::geometry::Quad(corners).mean_side();
     // About a sample a pixel, at most 300 a side: percentiles need no more.
     let steps = side.clamp(9.0, 300.0) as usize;
-    let mut counts = [0u32; 256];
-    let mut total = 0u32;
+    let mut histogram = Histogram::default();
     for i in 0..steps {
         for j in 0..steps {
             let at = |k: usize| (k as f64 + 0.5) / steps as f64;
             let [x, y] = image_from_grid.apply([at(j), at(i)]);
             if view.contains([x, y]) {
-                counts[view.get(x as usize, y as usize) as usize] += 1;
-                total += 1;
+                histogram.add(view.get(x as usize, y as usize));
             }
         }
     }
-    if total == 0 {
+    if histogram.is_empty() {
         return Ok(0.0);
     }
-    let level_at = |share: f64| {
-        let wanted = ((share * total as f64).ceil() as u32).max(1);
-        let mut seen = 0;
-        counts
-            .iter()
-            .position(|&c| {
-                seen += c;
-                seen >= wanted
-            })
-            .unwrap_or(255) as f64
-    };
-    let (paper, ink) = (level_at(0.9), level_at(0.03));
+    let (paper, ink) = (histogram.level_at(0.9), histogram.level_at(0.03));
     Ok((paper - ink) / paper.max(1.0))
 }
 
@@ -233,15 +279,7 @@ pub fn noise_level(gray: &Mat) -> opencv::Result<f64> {
             counts[(r.unsigned_abs() as usize).min(MOST)] += 1;
         }
     }
-    let half = (response.rows() * response.cols()) as usize / 2;
-    let mut seen = 0;
-    let median = counts
-        .iter()
-        .position(|&n| {
-            seen += n;
-            seen > half
-        })
-        .unwrap_or(0);
+    let median = first_reaching(&counts, (response.rows() * response.cols()) as usize, 0.5);
     // For Gaussian noise of sigma s the response is Gaussian of sigma 6 s (the kernel's
     // weights squared add up to 36), and its absolute value's median is 0.6745 of that.
     Ok(median as f64 / (0.6745 * 6.0))
@@ -364,6 +402,18 @@ impl Sharpness {
 mod tests {
     use super::*;
     use opencv::core::{Rect, Scalar};
+
+    #[test]
+    fn a_share_reached_exactly_is_reached_at_its_level() {
+        // 99 of 100 pixels at 10: the 99th percentile is 10, not the one bright pixel (the
+        // paper's white took the 99th percentile so before the histograms were shared).
+        let mut histogram = Histogram::default();
+        (0..99).for_each(|_| histogram.add(10));
+        histogram.add(200);
+        assert_eq!(histogram.level_at(0.99), 10.0);
+        assert_eq!(histogram.level_at(0.995), 200.0);
+        assert_eq!(Histogram::default().level_at(0.5), 0.0);
+    }
 
     /// A BGR picture of paper at `white` with a dark line across it (ink at a fifth of it).
     fn page(white: f64) -> Mat {

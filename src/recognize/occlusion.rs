@@ -10,7 +10,7 @@ use std::ops::Range;
 use opencv::core::Mat;
 
 use crate::error::Result;
-use crate::raster::{GrayView, morphed};
+use crate::raster::{GrayView, Histogram, morphed};
 use crate::recognize::cells::CELL;
 
 /// A line stretch (or half of one) darker than the paper beside it by less than this share of
@@ -282,7 +282,7 @@ fn dark_as_ink(half: &Mat, cell: i32) -> Result<Option<Mat>> {
         cell * 3 / 2,
         opencv::core::BORDER_REPLICATE,
     )?;
-    let darkest_print = percentile(&GrayView::new(&darkness)?, 0.98);
+    let darkest_print = Histogram::of(&GrayView::new(&darkness)?, 1).level_at(0.98);
     if darkest_print < 20.0 {
         return Ok(None);
     }
@@ -295,8 +295,8 @@ fn dark_as_ink(half: &Mat, cell: i32) -> Result<Option<Mat>> {
         imgproc::THRESH_BINARY,
     )?;
     // And dark as ink is: paper between two glare spots is darker than both, not dark.
-    let grid = GrayView::new(half)?;
-    let (ink, paper) = (percentile(&grid, 0.02), percentile(&grid, 0.5));
+    let grid = Histogram::of(&GrayView::new(half)?, 1);
+    let (ink, paper) = (grid.level_at(0.02), grid.level_at(0.5));
     let mut inky = Mat::default();
     imgproc::threshold(
         half,
@@ -357,25 +357,6 @@ fn cells_under_long_shapes(broad: &Mat, cell: i32) -> Result<[bool; 81]> {
         hidden[cell_index] = count as f64 >= UNDER_SHARE * (cell * cell) as f64;
     }
     Ok(hidden)
-}
-
-/// The gray level below which `share` of `view`'s pixels lie.
-fn percentile(view: &GrayView, share: f64) -> f64 {
-    let mut counts = [0usize; 256];
-    for y in 0..view.height {
-        for x in 0..view.width {
-            counts[view.get(x, y) as usize] += 1;
-        }
-    }
-    let wanted = (share * (view.width * view.height) as f64) as usize;
-    let mut below = 0;
-    for (level, count) in counts.iter().enumerate() {
-        below += count;
-        if below > wanted {
-            return level as f64;
-        }
-    }
-    255.0
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ use opencv::prelude::*;
 
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance, warp};
-use crate::raster::GrayView;
+use crate::raster::{GrayView, Histogram};
 
 mod cards;
 mod check;
@@ -685,20 +685,7 @@ fn grid_goes_on(dark: &GrayView, strip: std::ops::Range<usize>, horizontal: bool
 
 /// The paper's gray level in `gray`: its 90th percentile.
 fn paper_level(gray: &GrayView) -> f64 {
-    let mut counts = [0usize; 256];
-    for y in 0..gray.height {
-        for x in 0..gray.width {
-            counts[gray.get(x, y) as usize] += 1;
-        }
-    }
-    let mut above = gray.width * gray.height / 10;
-    for level in (0..256).rev() {
-        if counts[level] >= above {
-            return level as f64;
-        }
-        above -= counts[level];
-    }
-    0.0
+    Histogram::of(gray, 1).level_at(0.9)
 }
 
 /// Whether the strip `strip` (rows when `horizontal`, else columns) of `gray` is a bar printed
