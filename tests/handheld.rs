@@ -321,8 +321,8 @@ fn a_page_swapped_for_one_of_the_same_pattern_never_shows_the_old_solution() {
 /// their ink is faint: the blurred newspaper pages were not found (the outline search), or
 /// found and read as no puzzle, or read and drawn along their faint lines a third of a cell
 /// off. A frame in colour is now also searched in its darkest colour now and then
-/// (`vision::search_in_colour`), and a grid whose ink lies far deeper there than in gray is read
-/// and checked against the print there (`vision::settle_coloured_ink`). Measured (session 81,
+/// (`colour::search_in_colour`), and a grid whose ink lies far deeper there than in gray is read
+/// and checked against the print there (`colour::settle_coloured_ink`). Measured (session 81,
 /// these 8 pages): before, 3 never drawn, `image111` drawn 167 frames after whole in view and
 /// `image1040` drawn up to 4.3% of the side off; now locked 9-11 frames after whole in view,
 /// corners at most 1.05% off.

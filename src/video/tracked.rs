@@ -108,7 +108,7 @@ pub(super) struct Track {
     /// Whether the grid is printed dark on light or light on dark (a dark-mode screen).
     pub(super) ink: Ink,
     /// Whether the grid is printed in coloured ink and read in the frame's darkest colour
-    /// (see `vision::settle_coloured_ink`); None until its first reading settles it.
+    /// (see `colour::settle_coloured_ink`); None until its first reading settles it.
     pub(super) coloured_ink: Option<bool>,
     /// What outlines the grid: its printed border (on paper or a screen), or an app's card with
     /// none.

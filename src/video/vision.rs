@@ -10,19 +10,18 @@
 //! view is recognised from a single reading and not solved again.
 //! While a puzzle is shown, it is re-read now and then, so that a different puzzle laid in the
 //! same place is noticed. A grid printed in coloured ink, faint in gray, is searched for now
-//! and then, read and checked against the print in the frame's darkest colour ([`Colours`]).
+//! and then, read and checked against the print in the frame's darkest colour ([`crate::video::colour`]).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use opencv::core::Mat;
-use opencv::prelude::*;
 
 use crate::bend::Bend;
 use crate::error::Result;
 use crate::geometry::{Homography, Quad, distance};
 use crate::grid::Grid;
-use crate::raster::{darkest_of, gray_of, in_colour, ink_depth, too_dark_to_read};
+use crate::raster::{gray_of, too_dark_to_read};
 use crate::recognize::detect::{self, Detection, Ink, Look};
 use crate::recognize::read::{DigitReader, GridReading};
 use crate::recognize::verdict::{
@@ -30,9 +29,12 @@ use crate::recognize::verdict::{
 };
 use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
 use crate::video::anchor::Alignment;
+pub use crate::video::colour::Colours;
+use crate::video::colour::{
+    colour_search_due, search_in_colour, settle_coloured_ink, view_in_colour,
+};
 pub use crate::video::known::Known;
 use crate::video::known::{contradicts, entries_seen_in, replaced, same_puzzle, still_shows};
-use crate::video::picture::Picture;
 use crate::video::track::{self, TrackFrame};
 use crate::video::tracked::{
     DRAW_UNANCHORED, Identity, STEADY_FOR_CHECK, Track, inside_frame, moving, on_frame,
@@ -137,7 +139,7 @@ pub struct VisionTimes {
 
 impl VisionTimes {
     /// Counts `spent` on detection, with what this frame spent on it already.
-    fn add_detect(&mut self, spent: Duration) {
+    pub(super) fn add_detect(&mut self, spent: Duration) {
         self.detect = Some(self.detect.unwrap_or_default() + spent);
     }
 
@@ -254,49 +256,6 @@ fn borderless_look(searched_in_vain: u32) -> Option<usize> {
         10 => Some(1),
         _ => None,
     }
-}
-
-/// Every how many frames searched in vain the search looks at the frame's darkest colour too,
-/// on the frames between the finer search's (see [`FINE_SEARCH_EVERY`]).
-const COLOUR_SEARCH_EVERY: u32 = 4;
-
-/// Whether the frame after `searched_in_vain` frames searched in vain is searched in its
-/// darkest colour (see [`search_in_colour`]).
-fn colour_search_due(searched_in_vain: u32) -> bool {
-    searched_in_vain % COLOUR_SEARCH_EVERY == COLOUR_SEARCH_EVERY - 1
-}
-
-/// The least score ([`detect::grid_score`]) of a grid found in the darkest colour: a second
-/// search is a second chance for a poor outline, so it is taken only where it frames a grid
-/// clearly. Green newspaper pages under the hand-held camera were found so at 0.88-0.92; an
-/// app's page bowed by 0.45 of a cell at 0.63, sooner than the search in gray found it, and
-/// followed from there it was drawn on 142 frames fewer (`cargo bench --bench curved`, noise 6).
-const COLOUR_FOUND_LEAST: f64 = 0.8;
-
-/// The outline search on the frame's darkest colour, when it is in colour at all
-/// ([`in_colour`]): a grid printed in green ink on a blurred newspaper page shows too faintly
-/// in gray to be found (under the simulated hand-held camera, 3 of 8 such pages found 25-176
-/// frames after they were whole in view, or never). Only a grid it frames clearly
-/// ([`COLOUR_FOUND_LEAST`]).
-fn search_in_colour(
-    colours: &mut Colours,
-    gray: &Mat,
-    times: &mut VisionTimes,
-) -> Result<Option<Detection>> {
-    let start = Instant::now();
-    let Some(darkest) = colours.darkest()? else {
-        return Ok(None);
-    };
-    let found = if in_colour(gray, darkest)? {
-        detect::find_grid(darkest, Look::OneOfMany)?.filter(|d| d.score >= COLOUR_FOUND_LEAST)
-    } else {
-        None
-    };
-    times.add_detect(start.elapsed());
-    if let Some(found) = &found {
-        tracing::debug!(score = found.score, "found a grid in the darkest colour");
-    }
-    Ok(found)
 }
 
 /// A grid found again within this many cells of where the track slipped off it is where it
@@ -790,116 +749,6 @@ impl Vision {
         }
         Ok(())
     }
-}
-
-/// A frame's colours: a grid printed in coloured ink is searched for, read and checked against
-/// the print in the frame's darkest colour, made only on the frames that ask for it, once.
-pub struct Colours<'a> {
-    source: Source<'a>,
-    darkest: Option<Mat>,
-}
-
-#[derive(Clone, Copy)]
-enum Source<'a> {
-    /// A frame given in gray alone.
-    Gray,
-    Bgr(&'a Mat),
-    Picture(&'a Picture),
-}
-
-impl<'a> Colours<'a> {
-    /// None: a frame given in gray alone.
-    pub fn none() -> Colours<'a> {
-        Colours::of_source(Source::Gray)
-    }
-
-    /// A BGR frame's.
-    pub fn of_bgr(bgr: &'a Mat) -> Colours<'a> {
-        Colours::of_source(Source::Bgr(bgr))
-    }
-
-    /// A frame as its source gave it.
-    pub fn of_picture(picture: &'a Picture) -> Colours<'a> {
-        Colours::of_source(Source::Picture(picture))
-    }
-
-    fn of_source(source: Source<'a>) -> Colours<'a> {
-        Colours {
-            source,
-            darkest: None,
-        }
-    }
-
-    /// The frame by its darkest colour ([`darkest_of`]); None for a frame in gray.
-    fn darkest(&mut self) -> Result<Option<&Mat>> {
-        if self.darkest.is_none() {
-            self.darkest = match self.source {
-                Source::Bgr(bgr) if bgr.channels() == 3 => Some(darkest_of(bgr)?),
-                Source::Picture(picture) => Some(picture.darkest()?),
-                Source::Bgr(_) | Source::Gray => None,
-            };
-        }
-        Ok(self.darkest.as_ref())
-    }
-
-    /// The frame as a track's grid is read and checked against the print in: its darkest
-    /// colour when the grid is printed in coloured ink, else `gray`.
-    fn shown_for<'b>(&'b mut self, track: &Track, gray: &'b Mat) -> Result<&'b Mat> {
-        if track.coloured_ink != Some(true) {
-            return Ok(gray);
-        }
-        Ok(self.darkest()?.unwrap_or(gray))
-    }
-}
-
-/// How many times as deep (see [`ink_depth`]) the ink must lie in a frame's darkest colour as
-/// in its gray for the grid to be read in its darkest colour. Over the published outline's box
-/// of the 160 Wicht and 80 Kubiesa photos (black print on white or tinted paper, blue
-/// handwriting) 0.98-1.19 times, blurred by 2.5 px 0.92-1.20; the Wicht pages with their green
-/// channel set to 204 (green ink at 132 of 255 in gray), 2.49-3.78 times, blurred 2.48-3.91.
-/// A ratio, not a difference: blur makes thin ink shallower in both alike (the difference fell
-/// from 0.27 to 0.14 on a green page under the simulated hand-held camera).
-const COLOURED_INK: f64 = 1.6;
-/// Ink shallower than this in gray is taken as this deep: a frame that shows hardly any ink in
-/// gray (nothing printed, washed out) is no sign of coloured ink.
-const LEAST_INK_DEPTH: f64 = 0.05;
-
-/// Settles, on the track's first reading, whether its grid is printed in coloured ink, to be
-/// read and checked against the print in the frame's darkest colour: by how many times as
-/// deep the ink lies there as in gray over the grid. A puzzle printed in green ink reads faint
-/// in gray (Wicht pages with their green channel at 204, under the simulated camera: read as
-/// no puzzle or as turned, 13 of 14 never drawn), and its faint lines fail the print check.
-/// Such a grid costs a conversion to colour on each frame it is followed.
-fn settle_coloured_ink(track: &mut Track, gray: &Mat, colours: &mut Colours) -> Result<()> {
-    if track.coloured_ink.is_some() {
-        return Ok(());
-    }
-    // Light ink on a dark screen: its darkest colour is no deeper ink.
-    let darkest = match track.ink {
-        Ink::Dark => colours.darkest()?,
-        Ink::Light => None,
-    };
-    let Some(darkest) = darkest else {
-        track.coloured_ink = Some(false);
-        return Ok(());
-    };
-    let grid = &track.image_from_grid;
-    let (in_darkest, in_gray) = (ink_depth(darkest, grid)?, ink_depth(gray, grid)?);
-    tracing::debug!(
-        in_darkest,
-        in_gray,
-        "the ink's depth in the darkest colour and in gray"
-    );
-    track.coloured_ink = Some(in_darkest > COLOURED_INK * in_gray.max(LEAST_INK_DEPTH));
-    Ok(())
-}
-
-/// [`view_of`] a grid printed in coloured ink: its print looked for in the frame's darkest
-/// colour, where its lines show as dark as black print's do in gray.
-fn view_in_colour(track: &mut Track, gray: &Mat, colours: &mut Colours) -> Result<PuzzleView> {
-    let shown = colours.shown_for(track, gray)?;
-    let small = TrackFrame::new(shown)?;
-    Ok(view_of(track, shown, Some(&small)))
 }
 
 /// One reading of a tracked grid, and how it sits with the track.
