@@ -468,21 +468,17 @@ mod tests {
         assert!(hidden_list(&rectified_grid()).is_empty());
     }
 
+    /// A smooth fingertip from below over the middle of the bottom row's fifth cell (76),
+    /// reaching over the line above it into cell 67.
+    fn put_a_fingertip_over(grid: &mut Mat) {
+        let finger = Rect::new(4 * CELL + 6, 7 * CELL + 12, 20, 2 * CELL - 12);
+        imgproc::rectangle(grid, finger, Scalar::all(170.0), -1, imgproc::LINE_8, 0).unwrap();
+    }
+
     #[test]
     fn a_fingertip_over_a_cell_hides_the_line_beside_it() {
-        // A smooth fingertip from below over the middle of the bottom row's fifth cell (76),
-        // reaching over the line above it into cell 67.
         let mut grid = rectified_grid();
-        let finger = Rect::new(4 * CELL + 6, 7 * CELL + 12, 20, 2 * CELL - 12);
-        imgproc::rectangle(
-            &mut grid,
-            finger,
-            Scalar::all(170.0),
-            -1,
-            imgproc::LINE_8,
-            0,
-        )
-        .unwrap();
+        put_a_fingertip_over(&mut grid);
         assert_eq!(hidden_list(&grid), vec![67, 76]);
     }
 
@@ -504,16 +500,7 @@ mod tests {
             "{:?}",
             hidden_list(&smeared)
         );
-        let finger = Rect::new(4 * CELL + 6, 7 * CELL + 12, 20, 2 * CELL - 12);
-        imgproc::rectangle(
-            &mut smeared,
-            finger,
-            Scalar::all(170.0),
-            -1,
-            imgproc::LINE_8,
-            0,
-        )
-        .unwrap();
+        put_a_fingertip_over(&mut smeared);
         assert_eq!(hidden_list(&smeared), vec![67, 76]);
     }
 
