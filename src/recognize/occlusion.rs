@@ -15,9 +15,9 @@ use crate::recognize::cells::CELL;
 
 /// A line stretch (or half of one) darker than the paper beside it by less than this share of
 /// what the grid's lines of its kind (cell or box lines) usually show, or those running its way
-/// where they show less, is hidden. Under a finger
-/// or a glare spot a line shows next to nothing; lines in a dim, unevenly printed corner
-/// (image209) show a quarter to a third of the usual.
+/// where they show less, is hidden. Under a finger or a glare spot a line shows next to
+/// nothing; lines in a dim, unevenly printed corner (image209) show a quarter to a third of the
+/// usual.
 const HIDDEN_SHARE: f64 = 0.2;
 /// A hidden stretch is smooth: the gray across it and beside it deviates from its mean by
 /// less than this share of the usual line contrast (strokes of handwriting along a line are
@@ -142,8 +142,8 @@ pub fn hidden_cells(rectified: &Mat) -> Result<[bool; 81]> {
     // What lines of a stretch's kind (cell or box lines) usually show, or what those running
     // its way show where that is less: the camera's motion smears the lines across it and
     // leaves those along it sharp (a page sliding in had all 36 cells beside its box lines
-    // across the motion taken as hidden). Those that way alone cost two glare photos of the
-    // bench's their solution (a spot over stretches of the weaker way, under what they showed).
+    // across the motion taken as hidden). Judged by its way's lines alone, two glare photos of
+    // the photos bench were no longer solved; the lesser never marks more than its kind did.
     let mut usual = [[0.0; 2]; 2];
     for box_line in [false, true] {
         let kind = median(&|s| s.is_box_line() == box_line);
