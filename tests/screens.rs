@@ -146,8 +146,9 @@ fn photos_of_a_monitor_are_read() {
 /// colour for a mistake, one as any entry), flat and photographed off a monitor: solved from
 /// its givens, told from the entries by their colour, and no right entry circled. Read in gray
 /// alone, the wrong entries were clues that break the rules: none of these was solved from its
-/// givens (session 75: 15 of 15 flat and 8 of 15 photographed since; the photographed ones
-/// left are moire and blur mixing the inks, or not found).
+/// givens (session 75: 15 of 15 flat and 8 of 15 photographed; session 83, the inks told also
+/// by the way each darkens the screen, and givens of several inks: 13 of 15, the two left not
+/// found, or a given in the selected cell's colour taken for an entry).
 #[test]
 fn a_game_with_entries_typed_wrong_is_solved_from_its_givens() {
     let puzzles = puzzles();
@@ -204,13 +205,13 @@ fn a_game_with_entries_typed_wrong_is_solved_from_its_givens() {
     );
     assert_eq!(solved[0], shots[0], "flat screenshots");
     assert!(
-        solved[1] * 100 >= shots[1] * 45,
+        solved[1] * 100 >= shots[1] * 80,
         "photographed: {}/{}",
         solved[1],
         shots[1]
     );
     let (circled, mistakes) = (circled[0] + circled[1], mistakes[0] + mistakes[1]);
-    assert!(circled * 100 >= mistakes * 60, "{circled}/{mistakes}");
+    assert!(circled * 100 >= mistakes * 80, "{circled}/{mistakes}");
 }
 
 /// The `k`th borderless screen's style: a held-out font, highlights, pencil marks and entries

@@ -13,12 +13,23 @@ use crate::recognize::detect::Ink;
 use crate::recognize::read::{CLASSES, CellReading, GridReading};
 use crate::recognize::verdict::{Judged, Status};
 
-/// One digit's ink colour (blue, green, red), the core of its strokes: dark ink as a share of
-/// its paper's brightest channel, so that light falling off across a page, which dims ink and
-/// paper alike, leaves it as it is, and an app's highlight behind a cell (a pale blue) does not
-/// move it; light ink (a screen in dark mode, which gives off its own light) as a share of full
-/// scale, whatever the cell's background.
-pub type InkColour = [f32; 3];
+/// One digit's ink, the core of its strokes, told two ways.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InkColour {
+    /// Its colour (blue, green, red): dark ink as a share of its paper's brightest channel, so
+    /// that light falling off across a page, which dims ink and paper alike, leaves it as it
+    /// is, and an app's highlight behind a cell (a pale blue) does not move it; light ink (a
+    /// screen in dark mode, which gives off its own light) as a share of full scale, whatever
+    /// the cell's background.
+    pub shade: [f32; 3],
+    /// How it darkens its paper, channel by channel, as a direction (a unit vector): dark ink
+    /// as the share of the paper's light it takes (1 - ink / paper), light ink as the light it
+    /// adds to its background (ink - paper: a screen in dark mode gives off its own). A stroke
+    /// blurred into its paper, a monitor's moire stripes dimming ink and paper alike, and glare
+    /// added to both change how much, hardly which way, so a photographed screen's inks keep
+    /// apart here where their shades run together.
+    pub absorbed: [f32; 3],
+}
 
 /// The ink of each of `cells` (0-80, the grid's own order) in `bgr`, whose corners (top-left
 /// first, in the puzzle's orientation) are `quad`: for cells whose ink shows clearly, their
@@ -90,34 +101,49 @@ fn colour_of(pixels: &[[f32; 3]], ink: Ink) -> Option<InkColour> {
         Ink::Dark => paper_colour.into_iter().fold(1.0, f32::max),
         Ink::Light => 255.0,
     };
-    Some(ink_colour.map(|v| v / scale))
+    let absorbed: [f32; 3] = std::array::from_fn(|c| match ink {
+        Ink::Dark => 1.0 - ink_colour[c] / paper_colour[c].max(1.0),
+        Ink::Light => ink_colour[c] - paper_colour[c],
+    });
+    let length = absorbed.iter().map(|v| v * v).sum::<f32>().sqrt();
+    if length < f32::EPSILON {
+        return None;
+    }
+    Some(InkColour {
+        shade: ink_colour.map(|v| v / scale),
+        absorbed: absorbed.map(|v| v / length),
+    })
 }
 
 /// A digit's ink must stand this many gray levels from its paper to be told by colour.
 const INK_SHOWS: f32 = 20.0;
 
 /// The cells of `colours` in groups of one ink each, when there are two inks or more and
-/// every group stands clearly apart from every other (see `APART`), by colour and
-/// brightness, or else by hue alone; None when neither splits them so. A page printed in one
-/// ink, photographed, spreads its digits' colours with the light and the focus, mostly in
+/// every group stands clearly apart from every other (see `APART`), by shade (colour and
+/// brightness), or else by hue alone, or else by the way each darkens its paper
+/// ([`InkColour::absorbed`]); None when none splits them so. A page printed in one ink,
+/// photographed, spreads its digits' shades with the light and the focus, mostly in
 /// brightness, in one cloud: it is not split. A photographed screen's inks spread as much in
-/// brightness (blur, moire), but keep their hues apart.
+/// brightness (blur, moire) and often in hue (glare washing them out), but keep apart in the
+/// way they darken the screen's background.
 pub fn inks(colours: &[(usize, InkColour)]) -> Option<Vec<Vec<usize>>> {
-    let hues: Vec<(usize, InkColour)> = colours
-        .iter()
-        .map(|&(cell, c)| {
-            let grey = (c[0] + c[1] + c[2]) / 3.0;
-            (cell, c.map(|v| v - grey))
-        })
-        .collect();
-    groups_apart(colours, JOIN).or_else(|| groups_apart(&hues, JOIN_HUES))
+    let told = |way: &dyn Fn(&InkColour) -> [f32; 3]| -> Vec<(usize, [f32; 3])> {
+        colours.iter().map(|(cell, c)| (*cell, way(c))).collect()
+    };
+    let hue = |c: &InkColour| {
+        let grey = c.shade.iter().sum::<f32>() / 3.0;
+        c.shade.map(|v| v - grey)
+    };
+    groups_apart(&told(&|c| c.shade), JOIN)
+        .or_else(|| groups_apart(&told(&hue), JOIN_HUES))
+        .or_else(|| groups_apart(&told(&|c| c.absorbed), JOIN_ABSORBED))
 }
 
 /// The cells of `colours` joined into groups nearest first while the nearest two groups'
 /// means lie within `join`; the groups, when two or more and every two lie [`APART`].
-fn groups_apart(colours: &[(usize, InkColour)], join: f32) -> Option<Vec<Vec<usize>>> {
+fn groups_apart(colours: &[(usize, [f32; 3])], join: f32) -> Option<Vec<Vec<usize>>> {
     let mut groups: Vec<Vec<usize>> = (0..colours.len()).map(|k| vec![k]).collect();
-    let mean = |group: &[usize]| -> InkColour {
+    let mean = |group: &[usize]| -> [f32; 3] {
         let n = group.len() as f32;
         std::array::from_fn(|c| group.iter().map(|&k| colours[k].1[c]).sum::<f32>() / n)
     };
@@ -166,7 +192,7 @@ fn groups_apart(colours: &[(usize, InkColour)], join: f32) -> Option<Vec<Vec<usi
 }
 
 /// How far apart two ink colours are (Euclidean over the three channels).
-fn apart(a: &InkColour, b: &InkColour) -> f32 {
+fn apart(a: &[f32; 3], b: &[f32; 3]) -> f32 {
     a.iter()
         .zip(b)
         .map(|(x, y)| (x - y) * (x - y))
@@ -179,12 +205,18 @@ fn apart(a: &InkColour, b: &InkColour) -> f32 {
 const JOIN: f32 = 0.12;
 /// [`JOIN`] for hues (colours less their grey level): slate and blue lie 0.23 apart.
 const JOIN_HUES: f32 = 0.06;
+/// [`JOIN`] for the ways inks darken their paper (unit vectors): an app's givens and entries,
+/// photographed off a monitor, lie 0.13-0.33 apart, one ink's digits mostly within 0.03 of
+/// their mean (session 83; any join from 0.05 to 0.12 groups them alike).
+const JOIN_ABSORBED: f32 = 0.08;
 /// Every two inks must lie this many times their widest group's spread apart (the farthest
 /// digit from its group's mean). Measured in session 75: app screenshots' inks lie 7-10 times
 /// apart; the 240 photos of `../shared/data`, their digits split as best they can be, at most
 /// 2.5 times by colour (the Wicht pages, one ink; Kubiesa pages filled in in pen, whose
 /// entries read as handwriting anyway, up to 5.3) and 2.6 by hue; screens photographed off a
-/// monitor, 1.7-3.0 by colour and 1.4-6.3 by hue (8 of 13 at 4 or more).
+/// monitor, 1.7-3.0 by colour and 1.4-6.3 by hue (8 of 13 at 4 or more). Session 83, by the
+/// way the inks darken their paper: the 240 photos at most 3.6 (Wicht) and 1.9 (Kubiesa), 45
+/// games photographed off a monitor 0.2-10.8 (35 at 4 or more; 20 by colour or hue).
 const APART: f32 = 4.0;
 /// A group's spread is taken as at least this: one wrong entry in red is a group of one.
 const SPREAD_FLOOR: f32 = 0.03;
@@ -198,15 +230,20 @@ const SOLVED_CLEARLY: f32 = 3.0;
 /// The fewest clues a Sudoku with one solution has.
 pub const FEWEST_CLUES: usize = 17;
 
+/// The most inks told apart on one grid (an app's givens and entries, its mistakes' colour, a
+/// selected cell's): with more, it is not the digits' inks that differ (31 ways to choose
+/// givens among 5 inks, 63 among 6).
+const MOST_INKS: usize = 6;
+
 /// The puzzle `reading` shows when the digits of some of the `inks` are the givens and the
-/// others entries: each ink alone, and all inks but one, are judged by `judge` as the givens
-/// (with at least `FEWEST_CLUES`). Taken when those solved as read, clearly ahead of any other
+/// others entries: each choice of some of the inks (not all, not none) is judged by `judge` as
+/// the givens (with at least `FEWEST_CLUES`). Taken when those solved as read, clearly ahead of any other
 /// puzzle (see `SOLVED_CLEARLY`), all agree on one solution: the givens with the fewest clues,
 /// and the reading with the other digits as entries (read as written in). None when no choice
 /// is so solved, or two solve differently, or something lies over the grid: a glare spot
 /// fades the digits beside it into an ink of their own, and the rest, needing a clue the spot
 /// hid, was "corrected" into a puzzle with one solution, the wrong one (`image1006` with a
-/// glare spot, in `cargo bench --bench photos`).
+/// glare spot, in `cargo bench --bench photos`); or more than [`MOST_INKS`] inks.
 pub fn judged_apart(
     reading: &GridReading,
     inks: &[Vec<usize>],
@@ -215,21 +252,20 @@ pub fn judged_apart(
     if reading.hidden().contains(&true) {
         return None;
     }
-    let mut choices: Vec<Vec<usize>> = Vec::new();
-    for (k, ink) in inks.iter().enumerate() {
-        choices.push(ink.clone());
-        if inks.len() > 2 {
-            let others = inks
-                .iter()
-                .enumerate()
-                .filter(|&(j, _)| j != k)
-                .flat_map(|(_, cells)| cells.iter().copied())
-                .collect();
-            choices.push(others);
-        }
+    if inks.len() > MOST_INKS {
+        return None;
     }
+    // Every way to take some of the inks as the givens: an app's given in a selected cell shows
+    // in a colour of its own (white on blue), as does a wrong entry in the app's red.
+    let choices = (1..(1usize << inks.len()) - 1).map(|chosen| {
+        inks.iter()
+            .enumerate()
+            .filter(|&(k, _)| chosen & (1 << k) != 0)
+            .flat_map(|(_, cells)| cells.iter().copied())
+            .collect::<Vec<usize>>()
+    });
     let mut best: Option<(GridReading, Judged)> = None;
-    for givens in choices.into_iter().filter(|g| g.len() >= FEWEST_CLUES) {
+    for givens in choices.filter(|g| g.len() >= FEWEST_CLUES) {
         let entries: Vec<usize> = inks
             .iter()
             .flatten()
@@ -283,16 +319,35 @@ mod tests {
     use crate::grid::Grid;
     use crate::recognize::verdict;
 
-    fn cloud(centre: InkColour, spread: f32, n: usize, first: usize) -> Vec<(usize, InkColour)> {
+    /// An ink's digits, their shades spread about `centre` (as one direction darkening the
+    /// paper: shades alone tell these apart).
+    fn cloud(centre: [f32; 3], spread: f32, n: usize, first: usize) -> Vec<(usize, InkColour)> {
         (0..n)
             .map(|k| {
                 let wobble = spread * ((k as f32 * 2.4).sin());
-                (
-                    first + k,
-                    [centre[0] + wobble, centre[1] - wobble, centre[2]],
-                )
+                let shade = [centre[0] + wobble, centre[1] - wobble, centre[2]];
+                let absorbed = [1.0, 1.0, 1.0].map(|v: f32| v / 3f32.sqrt());
+                (first + k, InkColour { shade, absorbed })
             })
             .collect()
+    }
+
+    /// The pixels of a cell in the middle of which a stroke of `ink` (BGR) is drawn on
+    /// `paper`, mixed with it by `blur` (0 sharp, 1 gone), dimmed by `dim` (a monitor's moire
+    /// stripes) and lit by `glare` added to both.
+    fn photographed_cell(
+        ink: [f32; 3],
+        paper: [f32; 3],
+        blur: f32,
+        dim: f32,
+        glare: f32,
+    ) -> Vec<[f32; 3]> {
+        let seen = |c: [f32; 3]| c.map(|v| v * dim + glare);
+        let stroke: [f32; 3] =
+            std::array::from_fn(|c| paper[c] - (1.0 - blur) * (paper[c] - ink[c]));
+        let mut pixels = vec![seen(paper); 200];
+        pixels.extend(vec![seen(stroke); 20]);
+        pixels
     }
 
     #[test]
@@ -300,7 +355,7 @@ mod tests {
         // Slate givens and blue entries on white, and one wrong entry in red.
         let mut digits = cloud([0.38, 0.28, 0.20], 0.02, 25, 0);
         digits.extend(cloud([0.69, 0.35, 0.20], 0.02, 12, 40));
-        digits.push((80, [0.42, 0.36, 0.90]));
+        digits.extend(cloud([0.42, 0.36, 0.90], 0.0, 1, 80));
         let groups = inks(&digits).expect("three inks");
         let mut sizes: Vec<usize> = groups.iter().map(Vec::len).collect();
         sizes.sort();
@@ -308,15 +363,55 @@ mod tests {
     }
 
     #[test]
+    fn inks_washed_together_on_a_photographed_screen_keep_apart_in_how_they_darken_it() {
+        // Slate givens and blue entries (BGR) on white, each digit blurred into the screen by
+        // 0-0.6, under moire dimming it by up to 12% and glare of up to 60 levels.
+        let (slate, blue, white) = ([85.0, 68.0, 51.0], [230.0, 120.0, 40.0], [255.0; 3]);
+        let digits: Vec<(usize, InkColour)> = (0..36)
+            .filter_map(|k| {
+                let f = k as f32;
+                let (blur, dim, glare) = (
+                    0.6 * ((f * 0.37).sin() * 0.5 + 0.5),
+                    1.0 - 0.12 * ((f * 1.3).cos() * 0.5 + 0.5),
+                    60.0 * ((f * 0.71).sin() * 0.5 + 0.5),
+                );
+                let ink = if k < 24 { slate } else { blue };
+                colour_of(&photographed_cell(ink, white, blur, dim, glare), Ink::Dark)
+                    .map(|c| (k, c))
+            })
+            .collect();
+        assert_eq!(digits.len(), 36, "every digit's ink shows");
+        let shades: Vec<(usize, [f32; 3])> = digits.iter().map(|&(k, c)| (k, c.shade)).collect();
+        assert_eq!(
+            groups_apart(&shades, JOIN),
+            None,
+            "washed together by shade"
+        );
+        let groups = inks(&digits).expect("two inks");
+        let mut sizes: Vec<usize> = groups.iter().map(Vec::len).collect();
+        sizes.sort();
+        assert_eq!(sizes, [12, 24]);
+        assert!(groups.iter().any(|g| g.iter().all(|&k| k < 24)));
+    }
+
+    #[test]
     fn one_ink_spread_by_the_light_and_focus_is_not_split() {
         // A photographed page: black ink read from 0.05 to 0.45 of its paper's level (thin
         // strokes out of focus take on their paper's light).
         let digits: Vec<(usize, InkColour)> = (0..30)
-            .map(|k| {
-                let c = 0.05 + 0.4 * (k as f32 / 29.0);
-                (k, [c, c + 0.02, c - 0.01])
+            .filter_map(|k| {
+                let f = k as f32;
+                let paper = [225.0, 230.0, 232.0];
+                let blur = 0.5 * (k as f32 / 29.0);
+                let ink = [
+                    12.0 + 3.0 * (f * 0.9).sin(),
+                    16.0,
+                    14.0 + 3.0 * (f * 1.7).cos(),
+                ];
+                colour_of(&photographed_cell(ink, paper, blur, 1.0, 0.0), Ink::Dark).map(|c| (k, c))
             })
             .collect();
+        assert_eq!(digits.len(), 30);
         assert_eq!(inks(&digits), None);
     }
 
@@ -359,6 +454,21 @@ mod tests {
     }
 
     #[test]
+    fn a_given_in_a_selected_cell_s_colour_and_a_mistake_in_red_are_told_apart() {
+        // Four inks: the givens, the entries, one given on the selected cell's colour, and
+        // the wrong entry in the app's red.
+        let typed = [0, 1, 2, 3, 4, 5, 9, 10];
+        let (givens, solution, reading) = game(&typed, 2);
+        let mut given_cells: Vec<usize> = (0..81).filter(|&i| givens.0[i] != 0).collect();
+        let selected = given_cells.remove(0);
+        let right: Vec<usize> = typed.iter().copied().filter(|&c| c != 2).collect();
+        let inks = [given_cells, right, vec![selected], vec![2]];
+        let (_, judged) = judged_apart(&reading, &inks, judge).expect("solved apart");
+        assert_eq!(judged.clues, givens);
+        assert_eq!(judged.solution, Some(solution));
+    }
+
+    #[test]
     fn nothing_is_taken_apart_with_something_over_the_grid() {
         let typed = [0, 1, 2, 3, 4, 5, 9, 10];
         let (givens, _, mut reading) = game(&typed, 2);
@@ -376,14 +486,14 @@ mod tests {
             pixels.extend(vec![[215.0, 172.0, 152.0]; 20]);
             let c = colour_of(&pixels, Ink::Dark).expect("ink shows");
             let want = [175.0, 90.0, 50.0].map(|v: f32| v / paper[0]);
-            assert!(apart(&c, &want) < 0.01, "{c:?}");
+            assert!(apart(&c.shade, &want) < 0.01, "{c:?}");
         }
         // Light digits on a dark screen, and on a selected cell's blue.
         for paper in [[18.0, 18.0, 18.0], [130.0, 70.0, 30.0]] {
             let mut pixels = vec![paper; 200];
             pixels.extend(vec![[230.0, 230.0, 230.0]; 20]);
             let c = colour_of(&pixels, Ink::Light).expect("ink shows");
-            assert!(c.iter().all(|v| (v - 0.90).abs() < 0.01), "{c:?}");
+            assert!(c.shade.iter().all(|v| (v - 0.90).abs() < 0.01), "{c:?}");
         }
         // Nothing written.
         assert_eq!(colour_of(&[[250.0, 250.0, 250.0]; 100], Ink::Dark), None);
