@@ -279,33 +279,19 @@ impl PhotoPipeline {
         if solved_as_read || image.typ() != opencv::core::CV_8UC3 {
             return puzzle;
         }
-        let digits: Vec<usize> = puzzle
-            .reading
-            .0
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.digit != 0)
-            .map(|(i, _)| i)
-            .collect();
         // A second look only: what goes wrong in it leaves the puzzle as first read.
-        let colours = match ink::ink_colours(image, &puzzle.quad, puzzle.ink, &digits) {
-            Ok(colours) => colours,
-            Err(err) => {
-                tracing::debug!(%err, "the digits' inks not measured");
-                return puzzle;
-            }
-        };
-        let Some(inks) = ink::inks(&colours) else {
-            return puzzle;
-        };
         let as_read = self.as_read;
-        let Some((reading, judged)) =
-            ink::judged_apart(&puzzle.reading, &inks, |r| judge_picture(r, as_read))
-        else {
-            return puzzle;
-        };
+        let judge = |r: &GridReading| judge_picture(r, as_read);
+        let (reading, judged) =
+            match ink::told_apart(image, &puzzle.quad, puzzle.ink, &puzzle.reading, judge) {
+                Ok(Some(apart)) => apart,
+                Ok(None) => return puzzle,
+                Err(err) => {
+                    tracing::debug!(%err, "the digits' inks not measured");
+                    return puzzle;
+                }
+            };
         tracing::debug!(
-            inks = inks.len(),
             givens = judged.clues.filled(),
             "solved with the digits of other inks as entries"
         );

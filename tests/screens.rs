@@ -1005,6 +1005,72 @@ fn screen_recording_drawn(theme: screens::Theme, scale: f64, quality: i32) {
     assert_eq!(ids.len(), 1, "{name}: taken for another puzzle: {ids:?}");
 }
 
+/// A game with two entries typed wrong (one in the app's red), filmed as a screen recording
+/// moving a few pixels a frame: solved from its givens as a photo of a frame is, drawn in place,
+/// and only wrong entries circled. Before session 83 live video read gray only: such a game
+/// stayed "unsolvable" on every frame (0 of 8 themes and layouts drawn).
+#[test]
+fn a_game_with_a_wrong_entry_is_solved_from_its_givens_in_live_video() {
+    use sudoku_ar::video::several::Visions;
+    let puzzles = puzzles();
+    for (k, theme) in THEMES.into_iter().enumerate() {
+        for (j, layout) in [Layout::Phone, Layout::Web].into_iter().enumerate() {
+            let style = Style {
+                theme,
+                layout,
+                font: HELD_OUT_FONTS[(k + 2 * j) % HELD_OUT_FONTS.len()],
+                highlights: j == 0,
+                pencil_marks: false,
+                entries: true,
+                mistakes: true,
+                border: Border::Line,
+            };
+            let seed = 500 + (2 * k + j) as u64;
+            let screen = screens::render(&puzzles[seed as usize % puzzles.len()], style, seed);
+            let mut vision = Visions::new(common::pipeline_reader());
+            let mut drawn = Vec::new();
+            for i in 0..20 {
+                let (frame, corners) = filmed(&screen, i);
+                let view = vision.process(&frame).expect("frame");
+                let Some(puzzle) = view.puzzle.filter(|p| p.solved.is_some()) else {
+                    continue;
+                };
+                let name = &screen.name;
+                let known = puzzle.solved.expect("drawn");
+                assert_eq!(
+                    known.solution.map(|s| s.0),
+                    Some(screen.solution),
+                    "{name} frame {i}"
+                );
+                assert_eq!(known.clues.0, screen.givens, "{name} frame {i}: givens");
+                let off = puzzle.quad.max_corner_distance(&corners) / corners.mean_side();
+                assert!(
+                    off < 0.01,
+                    "{name} frame {i}: drawn {:.2}% off",
+                    100.0 * off
+                );
+                let circled: Vec<usize> = (0..81).filter(|&c| puzzle.wrong.0[c] != 0).collect();
+                assert!(
+                    circled.iter().all(|c| screen.mistakes.contains(c)),
+                    "{name} frame {i}: right entries circled: {circled:?}"
+                );
+                drawn.push(i);
+            }
+            println!(
+                "{}: drawn on {} of 20 frames, from {:?}",
+                screen.name,
+                drawn.len(),
+                drawn.first()
+            );
+            assert!(
+                drawn.first().is_some_and(|&i| i <= 4) && drawn.len() >= 15,
+                "{}: drawn on {drawn:?}",
+                screen.name
+            );
+        }
+    }
+}
+
 /// The recording rendered by `tests/photos/render_app_recording.py` (truth from the renderer):
 /// its frames' path with `ext`, and the puzzle's solution and the grid border's corners.
 fn app_recording(ext: &str) -> (std::path::PathBuf, String, sudoku_ar::geometry::Quad) {

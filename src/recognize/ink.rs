@@ -31,6 +31,22 @@ pub struct InkColour {
     pub absorbed: [f32; 3],
 }
 
+/// The puzzle a grid's `reading` shows told apart by its digits' inks in the BGR `picture`,
+/// its corners at `quad` (top-left first, in the puzzle's orientation): some inks' digits the
+/// givens, the others entries, each choice judged by `judge` (see [`judged_apart`]). The same
+/// for a photo and a video frame. None when the inks do not split, or no choice solves.
+pub fn told_apart(
+    picture: &Mat,
+    quad: &Quad,
+    ink: Ink,
+    reading: &GridReading,
+    judge: impl Fn(&GridReading) -> Judged,
+) -> Result<Option<(GridReading, Judged)>> {
+    let digits: Vec<usize> = (0..81).filter(|&i| reading.0[i].digit != 0).collect();
+    let colours = ink_colours(picture, quad, ink, &digits)?;
+    Ok(inks(&colours).and_then(|inks| judged_apart(reading, &inks, judge)))
+}
+
 /// The ink of each of `cells` (0-80, the grid's own order) in `bgr`, whose corners (top-left
 /// first, in the puzzle's orientation) are `quad`: for cells whose ink shows clearly, their
 /// [`InkColour`]. `ink` says whether digits are darker than the paper or (dark mode) lighter.

@@ -66,6 +66,15 @@ impl<'a> Colours<'a> {
         Ok(self.darkest.as_ref())
     }
 
+    /// The frame in BGR; None for a frame in gray.
+    pub(super) fn bgr(&self) -> Result<Option<std::borrow::Cow<'a, Mat>>> {
+        Ok(match self.source {
+            Source::Bgr(bgr) if bgr.channels() == 3 => Some(std::borrow::Cow::Borrowed(bgr)),
+            Source::Picture(picture) => Some(picture.bgr()?),
+            Source::Bgr(_) | Source::Gray => None,
+        })
+    }
+
     /// The frame as a track's grid is read and checked against the print in: its darkest
     /// colour when the grid is printed in coloured ink, else `gray`.
     pub(super) fn shown_for<'b>(&'b mut self, track: &Track, gray: &'b Mat) -> Result<&'b Mat> {

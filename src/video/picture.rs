@@ -116,6 +116,17 @@ impl Picture {
         }
     }
 
+    /// The picture in BGR, to look at its colours: a decoded frame is converted, each time asked
+    /// (the vision stage asks when an unsolved puzzle's digits are told apart by their inks).
+    pub fn bgr(&self) -> Result<std::borrow::Cow<'_, Mat>> {
+        match &self.0 {
+            Pixels::Bgr(bgr) => Ok(std::borrow::Cow::Borrowed(bgr)),
+            Pixels::Decoded { frame, turn } => {
+                Ok(std::borrow::Cow::Owned(turn.apply(bgr_of(frame)?)?))
+            }
+        }
+    }
+
     /// The picture in BGR, to draw on; a decoded frame is converted once, here.
     pub fn bgr_mut(&mut self) -> Result<&mut Mat> {
         if let Pixels::Decoded { frame, turn } = &self.0 {

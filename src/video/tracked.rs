@@ -123,6 +123,9 @@ pub(super) struct Track {
     pub(super) disputed: Option<(Quad, u32)>,
     /// While an unsolved puzzle is read again: what it was judged (unsolvable, multiple).
     pub(super) provisional: Option<LiveState>,
+    /// The solution the last reading of an unsolved puzzle gave told apart by its digits' inks
+    /// (an app's givens and entries, one entry wrong): taken when the next one gives it too.
+    pub(super) apart_solution: Option<Grid>,
     /// While the puzzle is read: the digits every solution of the clues read surely agrees on
     /// (see [`agreed_digits`](crate::recognize::verdict::agreed_digits)), drawn until it is solved.
     pub(super) agreed: Option<Arc<Known>>,
@@ -180,6 +183,7 @@ impl Track {
             on_lines: false,
             disputed: None,
             provisional: None,
+            apart_solution: None,
             agreed: None,
             entries: Grid::EMPTY,
             wrong: WrongMarks::NONE,

@@ -23,11 +23,14 @@ use crate::geometry::{Homography, Quad, distance};
 use crate::grid::Grid;
 use crate::raster::{gray_of, too_dark_to_read};
 use crate::recognize::detect::{self, Detection, Ink, Look};
+use crate::recognize::ink;
 use crate::recognize::read::{DigitReader, GridReading};
 use crate::recognize::verdict::{
-    Evidence, MAX_READING_FRAMES, Status, agreed_digits, judge_frames,
+    AsRead, Evidence, Judged, MAX_READING_FRAMES, Status, agreed_digits, judge_frames,
+    judge_picture,
 };
 use crate::recognize::{Follow, Orientation, Recognition, RecognizeTimes, recognize};
+use crate::solve::check_clues;
 use crate::video::anchor::Alignment;
 pub use crate::video::colour::Colours;
 use crate::video::colour::{
@@ -724,6 +727,7 @@ impl Vision {
         // printed lines and their clues read surely as blank, the reading was taken for another
         // puzzle, and the overlay went until the grid was read afresh (`cargo bench --bench
         // curved -- --bows 0.05`, noise seeds 1-6: 1495 -> 1649 frames drawn).
+        let read_at = recognition.quad;
         let seen = Seen {
             cut_blind: !recognition.on_lines && recognition.reading.smeared(),
             reading: recognition.reading,
@@ -736,8 +740,16 @@ impl Vision {
             Identity::Known(_) => reread_known(track, &mut self.known, &seen),
             Identity::Reading(_) => {
                 let start = Instant::now();
-                let after =
-                    take_new_reading(track, &mut self.known, &mut self.next_id, &seen, way_up);
+                let ink = track.ink;
+                let apart = |reading: &GridReading| apart_by_ink(colours, &read_at, ink, reading);
+                let after = take_new_reading(
+                    track,
+                    &mut self.known,
+                    &mut self.next_id,
+                    &seen,
+                    way_up,
+                    &apart,
+                );
                 if after == AfterReading::Judged {
                     times.solve = Some(start.elapsed());
                 }
@@ -958,8 +970,9 @@ fn take_new_reading(
     next_id: &mut u64,
     seen: &Seen,
     way_up: WayUp,
+    apart: &dyn Fn(&GridReading) -> Option<(GridReading, Judged)>,
 ) -> AfterReading {
-    let reading = &seen.reading;
+    let mut reading = &seen.reading;
     if let Some(known) = known_puzzles.iter().find(|k| same_puzzle(k, reading)) {
         tracing::debug!(id = known.id, "puzzle seen before");
         (track.entries, track.wrong) = entries_seen_in(reading, known, None);
@@ -987,7 +1000,33 @@ fn take_new_reading(
         WayUp::Turned(turned) => *evidence = turned,
         _ => evidence.add(reading),
     }
-    let judged = judge_frames(evidence);
+    let mut judged = judge_frames(evidence);
+    let told;
+    // As a photo of this frame would be: an app's game with a wrong entry typed in reads as
+    // clues that break the rules (or that no solution fits) until its digits are told apart by
+    // their inks. Looked at only then: it costs a few milliseconds.
+    let unsolved = match &judged {
+        Some(j) => j.solution.is_none(),
+        None => check_clues(&reading.all_printed().printed()).is_err(),
+    };
+    if unsolved {
+        match apart(reading) {
+            Some((apart_reading, apart_judged))
+                if track.apart_solution.is_some()
+                    && track.apart_solution == apart_judged.solution =>
+            {
+                tracing::debug!(
+                    givens = apart_judged.clues.filled(),
+                    "solved with the digits of other inks as entries"
+                );
+                told = apart_reading;
+                reading = &told;
+                judged = Some(apart_judged);
+            }
+            Some((_, apart_judged)) => track.apart_solution = apart_judged.solution,
+            None => track.apart_solution = None,
+        }
+    }
     match &judged {
         Some(j) if j.solution.is_some() => track.agreed = None,
         // Judged without a solution: what every solution agrees on still holds.
@@ -1018,6 +1057,26 @@ fn take_new_reading(
     // the grid was drawn 9% of its side off for 15 frames).
     track.confirmed = !seen.doubtful && seen.agrees;
     AfterReading::Judged
+}
+
+/// An unsolved puzzle's `reading`, read at `quad` (in the puzzle's orientation), told apart by
+/// its digits' inks in the frame's `colours` as a photo of the frame is ([`ink::told_apart`]);
+/// None for a frame in gray, or when they do not tell it apart.
+fn apart_by_ink(
+    colours: &Colours,
+    quad: &Quad,
+    ink: Ink,
+    reading: &GridReading,
+) -> Option<(GridReading, Judged)> {
+    let judge = |r: &GridReading| judge_picture(r, AsRead::Stands);
+    let told = colours.bgr().and_then(|bgr| match bgr {
+        Some(bgr) => ink::told_apart(&bgr, quad, ink, reading, judge),
+        None => Ok(None),
+    });
+    told.unwrap_or_else(|err| {
+        tracing::debug!(%err, "the digits' inks not measured");
+        None
+    })
 }
 
 /// What a second look at a grid just found (its motion not known yet) found.
