@@ -97,6 +97,9 @@ def main():
     ap.add_argument('--bend', type=float, default=0,
                     help='curved paper: columns bowed by this share of the side at mid-height, '
                          'rows sagging by 0.6 of it (the corners stay put)')
+    ap.add_argument('--zoom', type=float, default=1.0,
+                    help='the camera moves in and out: its distance swings by this factor '
+                         'either way (2: from half to twice as far, about 2%% a frame)')
     ap.add_argument('--crf', type=int, default=0,
                     help='encode with H.264 at this constant rate factor (ffmpeg: 23 its '
                          'default, 34 about 70 kbit/s at 640x360, 38 blocky)')
@@ -121,7 +124,7 @@ def main():
         ax = np.radians(a.tilt) * np.sin(np.pi * min(max((t - 1.5) / 4.0, 0), 1))
         ay = np.radians(0.5 * a.tilt) * np.sin(np.pi * min(max((t - 5.5) / 3.0, 0), 1))
         roll = np.radians(a.roll) * np.sin(0.5 * t) + np.radians(a.spin) * max(t - 2.0, 0)
-        z = a.distance * 2.3 + 0.2 * np.sin(0.7 * t)
+        z = (a.distance * 2.3 + 0.2 * np.sin(0.7 * t)) * a.zoom ** np.sin(0.9 * t)
         rx = np.array([[1, 0, 0], [0, np.cos(ax), -np.sin(ax)], [0, np.sin(ax), np.cos(ax)]])
         ry = np.array([[np.cos(ay), 0, np.sin(ay)], [0, 1, 0], [-np.sin(ay), 0, np.cos(ay)]])
         rz = np.array([[np.cos(roll), -np.sin(roll), 0], [np.sin(roll), np.cos(roll), 0], [0, 0, 1]])
