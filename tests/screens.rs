@@ -148,7 +148,7 @@ fn photos_of_a_monitor_are_read() {
 /// alone, the wrong entries were clues that break the rules: none of these was solved from its
 /// givens (session 75: 15 of 15 flat and 8 of 15 photographed; session 83, the inks told also
 /// by the way each darkens the screen, and givens of several inks: 13 of 15, the two left not
-/// found, or a given in the selected cell's colour taken for an entry).
+/// found, or a given on a highlighted cell taken for an entry).
 #[test]
 fn a_game_with_entries_typed_wrong_is_solved_from_its_givens() {
     let puzzles = puzzles();

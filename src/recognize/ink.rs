@@ -259,7 +259,7 @@ const MOST_INKS: usize = 6;
 /// is so solved, or two solve differently, or something lies over the grid: a glare spot
 /// fades the digits beside it into an ink of their own, and the rest, needing a clue the spot
 /// hid, was "corrected" into a puzzle with one solution, the wrong one (`image1006` with a
-/// glare spot, in `cargo bench --bench photos`); or more than [`MOST_INKS`] inks.
+/// glare spot, in `cargo bench --bench photos`); or more than `MOST_INKS` inks.
 pub fn judged_apart(
     reading: &GridReading,
     inks: &[Vec<usize>],
