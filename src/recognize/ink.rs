@@ -253,13 +253,13 @@ const MOST_INKS: usize = 6;
 
 /// The puzzle `reading` shows when the digits of some of the `inks` are the givens and the
 /// others entries: each choice of some of the inks (not all, not none) is judged by `judge` as
-/// the givens (with at least `FEWEST_CLUES`). Taken when those solved as read, clearly ahead of any other
-/// puzzle (see `SOLVED_CLEARLY`), all agree on one solution: the givens with the fewest clues,
-/// and the reading with the other digits as entries (read as written in). None when no choice
-/// is so solved, or two solve differently, or something lies over the grid: a glare spot
-/// fades the digits beside it into an ink of their own, and the rest, needing a clue the spot
-/// hid, was "corrected" into a puzzle with one solution, the wrong one (`image1006` with a
-/// glare spot, in `cargo bench --bench photos`); or more than `MOST_INKS` inks.
+/// the givens (with at least `FEWEST_CLUES`). Taken when those solved as read, clearly ahead
+/// of any other puzzle (see `SOLVED_CLEARLY`), all agree on one solution: the givens with the
+/// fewest clues, and the reading with the other digits as entries (read as written in). None
+/// when no choice is so solved, or two solve differently, or something lies over the grid: a
+/// glare spot fades the digits beside it into an ink of their own, and the rest, needing a clue
+/// the spot hid, was "corrected" into a puzzle with one solution, the wrong one (`image1006`
+/// with a glare spot, in `cargo bench --bench photos`); or more than `MOST_INKS` inks.
 pub fn judged_apart(
     reading: &GridReading,
     inks: &[Vec<usize>],
