@@ -1004,7 +1004,7 @@ fn take_new_reading(
     let told;
     // As a photo of this frame would be: an app's game with a wrong entry typed in reads as
     // clues that break the rules (or that no solution fits) until its digits are told apart by
-    // their inks. Looked at only then: it costs a few milliseconds.
+    // their inks. Looked at only then: it warps the frame and groups its digits' colours.
     let unsolved = match &judged {
         Some(j) => j.solution.is_none(),
         None => check_clues(&reading.all_printed().printed()).is_err(),
