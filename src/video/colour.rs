@@ -57,10 +57,9 @@ impl<'a> Colours<'a> {
     /// The frame by its darkest colour ([`darkest_of`]); None for a frame in gray.
     pub(super) fn darkest(&mut self) -> Result<Option<&Mat>> {
         if self.darkest.is_none() {
-            self.darkest = match self.source {
-                Source::Bgr(bgr) if bgr.channels() == 3 => Some(darkest_of(bgr)?),
-                Source::Picture(picture) => Some(picture.darkest()?),
-                Source::Bgr(_) | Source::Gray => None,
+            self.darkest = match self.bgr()? {
+                Some(bgr) => Some(darkest_of(&bgr)?),
+                None => None,
             };
         }
         Ok(self.darkest.as_ref())

@@ -13,7 +13,7 @@ use opencv::imgproc;
 use opencv::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::raster::{brightened, darkest_of, gray_of};
+use crate::raster::{brightened, gray_of};
 
 /// One frame's pixels.
 pub struct Picture(Pixels);
@@ -105,19 +105,9 @@ impl Picture {
         }
     }
 
-    /// The picture by its darkest colour at each pixel ([`darkest_of`]), where ink of any colour
-    /// shows dark: a grid printed in green or red ink is read there. A decoded frame is
-    /// converted to colour for it, each time asked (the vision stage asks on the frames it
-    /// reads such a grid on only).
-    pub fn darkest(&self) -> Result<Mat> {
-        match &self.0 {
-            Pixels::Bgr(bgr) => Ok(darkest_of(bgr)?),
-            Pixels::Decoded { frame, turn } => Ok(darkest_of(&turn.apply(bgr_of(frame)?)?)?),
-        }
-    }
-
     /// The picture in BGR, to look at its colours: a decoded frame is converted, each time asked
-    /// (the vision stage asks when an unsolved puzzle's digits are told apart by their inks).
+    /// (the vision stage asks on the frames it reads a grid printed in coloured ink on, and when
+    /// an unsolved puzzle's digits are told apart by their inks).
     pub fn bgr(&self) -> Result<std::borrow::Cow<'_, Mat>> {
         match &self.0 {
             Pixels::Bgr(bgr) => Ok(std::borrow::Cow::Borrowed(bgr)),
@@ -129,9 +119,8 @@ impl Picture {
 
     /// The picture in BGR, to draw on; a decoded frame is converted once, here.
     pub fn bgr_mut(&mut self) -> Result<&mut Mat> {
-        if let Pixels::Decoded { frame, turn } = &self.0 {
-            let bgr = turn.apply(bgr_of(frame)?)?;
-            self.0 = Pixels::Bgr(bgr);
+        if let Pixels::Decoded { .. } = &self.0 {
+            self.0 = Pixels::Bgr(self.bgr()?.into_owned());
         }
         match &mut self.0 {
             Pixels::Bgr(bgr) => Ok(bgr),
