@@ -230,21 +230,36 @@ pub fn far_away_on(
 /// `sample`'s photo shrunk so that its grid (by the published corners) is `side` pixels across,
 /// the factor, and the published corners.
 fn shrunk(sample: &Sample, side: f64) -> (opencv::core::Mat, f64, Quad) {
-    use opencv::{core, imgproc};
     let corners = sample.corners.expect("published corners");
     let image = photo::load_image(&sample.path).expect("photo");
     let scale = side / corners.mean_side();
-    let mut small = core::Mat::default();
+    (resized(&image, scale), scale, corners)
+}
+
+/// `image` scaled by `scale` (under 1: each pixel the mean of those it covers).
+pub fn resized(image: &opencv::core::Mat, scale: f64) -> opencv::core::Mat {
+    use opencv::{core, imgproc};
+    let mut out = core::Mat::default();
     imgproc::resize(
-        &image,
-        &mut small,
+        image,
+        &mut out,
         core::Size::new(0, 0),
         scale,
         scale,
         imgproc::INTER_AREA,
     )
     .expect("resize");
-    (small, scale, corners)
+    out
+}
+
+/// `image` saved as a JPEG of `quality` and read back.
+pub fn as_jpeg(image: &opencv::core::Mat, quality: i32) -> opencv::core::Mat {
+    use opencv::core::Vector;
+    use opencv::imgcodecs;
+    let mut jpeg = Vector::<u8>::new();
+    let params = Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, quality]);
+    imgcodecs::imencode(".jpg", image, &mut jpeg, &params).expect("encode");
+    imgcodecs::imdecode(&jpeg, imgcodecs::IMREAD_COLOR).expect("decode")
 }
 
 /// How far `quad` lies from the nearest of `truth`: its largest corner distance, as a share of
