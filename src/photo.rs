@@ -227,6 +227,10 @@ const GRAINY: f64 = 15.0;
 /// dataset photos show 0.0-2.5 there, grainy ones saved as rough JPEGs 8.6 and more.
 const COARSE_GRAINY: f64 = 6.0;
 
+/// The Gaussian's sigma (pixels) that smooths a screen's moire away for a second look (see
+/// [`PhotoPipeline::without_stripes`]).
+const STRIPES_SIGMA: f64 = 1.0;
+
 /// Finds, reads and solves puzzles in still pictures.
 pub struct PhotoPipeline {
     reader: DigitReader,
@@ -253,7 +257,45 @@ impl PhotoPipeline {
         if first.as_ref().is_some_and(|p| p.solution.is_some()) {
             return Ok(first);
         }
-        Ok(self.in_darkest_colour(image, times)?.or(first))
+        Ok(self.second_look(image, times)?.or(first))
+    }
+
+    /// A second look at a picture not solved at the first: in its darkest colour, then
+    /// smoothed of fine stripes. Adds to `times`.
+    fn second_look(&mut self, image: &Mat, times: &mut StageTimes) -> Result<Option<Puzzle>> {
+        if let Some(puzzle) = self.in_darkest_colour(image, times)? {
+            return Ok(Some(puzzle));
+        }
+        self.without_stripes(image, times)
+    }
+
+    /// A second look at a picture not solved in gray, smoothed by a pixel: a screen
+    /// photographed shows its pixels' moire, fine stripes over the whole picture 2.5-6 px
+    /// apart, straight or curved, which cross the cells as lines would, and the grid check
+    /// took the grid for none (or a box of it for the grid). The first search alone, as in
+    /// [`PhotoPipeline::in_darkest_colour`]; the puzzle found when solved and drawn in its
+    /// cells. None for a grainy picture, smoothed already ([`without_grain`]).
+    fn without_stripes(&mut self, image: &Mat, times: &mut StageTimes) -> Result<Option<Puzzle>> {
+        let gray = gray_of(image)?;
+        if grain_of(&gray)?.is_some() {
+            return Ok(None);
+        }
+        let mut smooth = Mat::default();
+        let size = opencv::core::Size::new(0, 0);
+        opencv::imgproc::gaussian_blur_def(&gray, &mut smooth, size, STRIPES_SIGMA)?;
+        self.as_read = AsRead::Stands;
+        let start = Instant::now();
+        let found = detect::find_grid(&smooth, Look::Only)?;
+        times.detect += start.elapsed();
+        let Some(found) = found else {
+            return Ok(None);
+        };
+        let puzzle = self.read(&smooth, 0.0, &found, times)?;
+        if !clearly_solved(&puzzle) || puzzle.off_print {
+            return Ok(None);
+        }
+        tracing::debug!("solved smoothed of fine stripes");
+        Ok(Some(puzzle))
     }
 
     /// The puzzle [`PhotoPipeline::process_gray`] finds in `gray`, the BGR `image` in gray,
@@ -352,7 +394,7 @@ impl PhotoPipeline {
         if first.first().is_some_and(|p| p.solution.is_some()) {
             return Ok(first);
         }
-        Ok(match self.in_darkest_colour(image, times)? {
+        Ok(match self.second_look(image, times)? {
             Some(again) => vec![again],
             None => first,
         })

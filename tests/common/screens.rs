@@ -658,3 +658,76 @@ pub fn photographed(screen: &Screen, seed: u64) -> Screen {
         solution: screen.solution,
     }
 }
+
+/// `photo` (a [`photographed`] screen) as a phone sees a monitor from closer up: shrunk to
+/// 0.5-0.9 and striped by the screen's moire, light and dark bands 2.5-6 px apart at any angle,
+/// curved, their spacing changing by up to 30% across the picture and their depth (10-25% of
+/// the light) along them, each colour a little out of step; saved as JPEG 60.
+pub fn under_moire(photo: &Screen, seed: u64) -> Screen {
+    use std::f64::consts::PI;
+    let mut random = Random::new(seed);
+    let scale = random.between(0.5, 0.9);
+    let mut small = Mat::default();
+    imgproc::resize(
+        &photo.image,
+        &mut small,
+        Size::new(0, 0),
+        scale,
+        scale,
+        imgproc::INTER_AREA,
+    )
+    .expect("resize");
+    let (w, h) = (small.cols(), small.rows());
+    let size = w.max(h) as f64;
+    let angle = random.between(0.0, PI);
+    let period = random.between(2.5, 6.0);
+    let chirp = random.between(-0.3, 0.3) / size;
+    let (bend, bend_length, bend_phase) = (
+        random.between(10.0, 40.0),
+        random.between(0.5, 1.5) * size,
+        random.between(0.0, 2.0 * PI),
+    );
+    let (depth, depth_phase) = (random.between(0.1, 0.25), random.between(0.0, 2.0 * PI));
+    let colour_shift: [f64; 3] = std::array::from_fn(|c| c as f64 * random.between(0.3, 1.2));
+    let mut lit = Mat::default();
+    small
+        .convert_to(&mut lit, core::CV_32FC3, 1.0, 0.0)
+        .expect("float");
+    for y in 0..h {
+        for x in 0..w {
+            let (x, y) = (x as f64, y as f64);
+            let across = x * angle.cos() + y * angle.sin();
+            let along = -x * angle.sin() + y * angle.cos();
+            let curved = across + bend * (2.0 * PI * along / bend_length + bend_phase).sin();
+            let phase = 2.0 * PI * curved / period * (1.0 + chirp * across);
+            let deep = depth * (0.6 + 0.4 * (2.0 * PI * along / size + depth_phase).sin());
+            let pixel = lit
+                .at_2d_mut::<core::Vec3f>(y as i32, x as i32)
+                .expect("pixel");
+            for (c, shift) in colour_shift.iter().enumerate() {
+                let dimmed = 1.0 - deep * (0.5 + 0.5 * (phase + shift).sin());
+                pixel[c] = (pixel[c] as f64 * dimmed) as f32;
+            }
+        }
+    }
+    let mut striped = Mat::default();
+    lit.convert_to(&mut striped, core::CV_8UC3, 1.0, 0.0)
+        .expect("bytes");
+    let mut jpeg = Vector::<u8>::new();
+    imgcodecs::imencode(
+        ".jpg",
+        &striped,
+        &mut jpeg,
+        &Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, 60]),
+    )
+    .expect("encode");
+    Screen {
+        name: format!("{} under moire", photo.name),
+        image: imgcodecs::imdecode(&jpeg, imgcodecs::IMREAD_COLOR).expect("decode"),
+        corners: Quad(photo.corners.0.map(|[x, y]| [x * scale, y * scale])),
+        givens: photo.givens,
+        entries: photo.entries,
+        mistakes: photo.mistakes.clone(),
+        solution: photo.solution,
+    }
+}
