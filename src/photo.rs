@@ -273,8 +273,8 @@ impl PhotoPipeline {
     /// photographed shows its pixels' moire, fine stripes over the whole picture 2.5-6 px
     /// apart, straight or curved, which cross the cells as lines would, and the grid check
     /// took the grid for none (or a box of it for the grid). The first search alone, as in
-    /// [`PhotoPipeline::in_darkest_colour`]; the puzzle found when solved and drawn in its
-    /// cells. None for a grainy picture, smoothed already ([`without_grain`]).
+    /// [`PhotoPipeline::in_darkest_colour`]; the puzzle found when [`clearly_solved`]. None for
+    /// a grainy picture, smoothed already ([`without_grain`]).
     fn without_stripes(&mut self, image: &Mat, times: &mut StageTimes) -> Result<Option<Puzzle>> {
         let gray = gray_of(image)?;
         if grain_of(&gray)?.is_some() {
@@ -283,19 +283,30 @@ impl PhotoPipeline {
         let mut smooth = Mat::default();
         let size = opencv::core::Size::new(0, 0);
         opencv::imgproc::gaussian_blur_def(&gray, &mut smooth, size, STRIPES_SIGMA)?;
-        self.as_read = AsRead::Stands;
+        let puzzle = self.look_again(&smooth, AsRead::Stands, times)?;
+        if puzzle.is_some() {
+            tracing::debug!("solved smoothed of fine stripes");
+        }
+        Ok(puzzle)
+    }
+
+    /// The puzzle the first search alone finds in `gray` (a second look at a picture), read
+    /// with `as_read`, when [`clearly_solved`]. Adds to `times`.
+    fn look_again(
+        &mut self,
+        gray: &Mat,
+        as_read: AsRead,
+        times: &mut StageTimes,
+    ) -> Result<Option<Puzzle>> {
+        self.as_read = as_read;
         let start = Instant::now();
-        let found = detect::find_grid(&smooth, Look::Only)?;
+        let found = detect::find_grid(gray, Look::Only)?;
         times.detect += start.elapsed();
         let Some(found) = found else {
             return Ok(None);
         };
-        let puzzle = self.read(&smooth, 0.0, &found, times)?;
-        if !clearly_solved(&puzzle) || puzzle.off_print {
-            return Ok(None);
-        }
-        tracing::debug!("solved smoothed of fine stripes");
-        Ok(Some(puzzle))
+        let puzzle = self.read(gray, 0.0, &found, times)?;
+        Ok(clearly_solved(&puzzle).then_some(puzzle))
     }
 
     /// The puzzle [`PhotoPipeline::process_gray`] finds in `gray`, the BGR `image` in gray,
@@ -365,19 +376,11 @@ impl PhotoPipeline {
         if too_dark_to_read(&gray)? {
             return Ok(None);
         }
-        self.as_read = as_read;
-        let start = Instant::now();
-        let found = detect::find_grid(&gray, Look::Only)?;
-        times.detect += start.elapsed();
-        let Some(found) = found else {
-            return Ok(None);
-        };
-        let puzzle = self.read(&gray, 0.0, &found, times)?;
-        if !clearly_solved(&puzzle) {
-            return Ok(None);
+        let puzzle = self.look_again(&gray, as_read, times)?;
+        if puzzle.is_some() {
+            tracing::debug!("solved in the picture's darkest colour");
         }
-        tracing::debug!("solved in the picture's darkest colour");
-        Ok(Some(puzzle))
+        Ok(puzzle)
     }
 
     /// Finds and solves every puzzle in a BGR picture (a page of a puzzle book, a newspaper's

@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 
 use ab_glyph::{Font, FontVec, PxScale, ScaleFont, point};
 use opencv::core::{self, Mat, Point2f, Rect, Scalar, Size, Vec3b, Vector};
-use opencv::imgcodecs;
 use opencv::imgproc;
 use opencv::prelude::*;
 use sudoku_ar::geometry::Quad;
@@ -638,16 +637,7 @@ pub fn photographed(screen: &Screen, seed: u64) -> Screen {
     core::randn(&mut noise, &Scalar::all(0.0), &Scalar::all(5.0)).expect("randn");
     let mut sum = Mat::default();
     core::add(&noisy, &noise, &mut sum, &core::no_array(), core::CV_8UC3).expect("add");
-    let noisy = sum;
-    let mut jpeg = Vector::<u8>::new();
-    imgcodecs::imencode(
-        ".jpg",
-        &noisy,
-        &mut jpeg,
-        &Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, 75]),
-    )
-    .expect("encode");
-    let image = imgcodecs::imdecode(&jpeg, imgcodecs::IMREAD_COLOR).expect("decode");
+    let image = super::as_jpeg(&sum, 75);
     Screen {
         name: format!("{} photographed", screen.name),
         image,
@@ -667,16 +657,7 @@ pub fn under_moire(photo: &Screen, seed: u64) -> Screen {
     use std::f64::consts::PI;
     let mut random = Random::new(seed);
     let scale = random.between(0.5, 0.9);
-    let mut small = Mat::default();
-    imgproc::resize(
-        &photo.image,
-        &mut small,
-        Size::new(0, 0),
-        scale,
-        scale,
-        imgproc::INTER_AREA,
-    )
-    .expect("resize");
+    let small = super::resized(&photo.image, scale);
     let (w, h) = (small.cols(), small.rows());
     let size = w.max(h) as f64;
     let angle = random.between(0.0, PI);
@@ -713,17 +694,9 @@ pub fn under_moire(photo: &Screen, seed: u64) -> Screen {
     let mut striped = Mat::default();
     lit.convert_to(&mut striped, core::CV_8UC3, 1.0, 0.0)
         .expect("bytes");
-    let mut jpeg = Vector::<u8>::new();
-    imgcodecs::imencode(
-        ".jpg",
-        &striped,
-        &mut jpeg,
-        &Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, 60]),
-    )
-    .expect("encode");
     Screen {
         name: format!("{} under moire", photo.name),
-        image: imgcodecs::imdecode(&jpeg, imgcodecs::IMREAD_COLOR).expect("decode"),
+        image: super::as_jpeg(&striped, 60),
         corners: Quad(photo.corners.0.map(|[x, y]| [x * scale, y * scale])),
         givens: photo.givens,
         entries: photo.entries,
