@@ -270,7 +270,10 @@ fn judge_printed(reading: &GridReading, as_read: AsRead) -> Judged {
         Budget::PHOTO,
     );
     // The reading solves as read, and another puzzle is nearly as likely.
-    let torn = matches!(&verdict, Verdict::Uncertain(d) if d.corrections.is_empty() && d.margin < AS_READ_LEAD);
+    let torn = matches!(
+        &verdict,
+        Verdict::Uncertain(d) if d.corrections.is_empty() && d.margin < AS_READ_LEAD
+    );
     let decoded = match verdict {
         // As in video (see `refuse_corrections_beside_hidden_cells`), but a photo has no
         // later look: nothing is drawn.
@@ -328,10 +331,10 @@ fn judge_printed(reading: &GridReading, as_read: AsRead) -> Judged {
 /// How much likelier (nats) than any other puzzle with one solution a photo's reading that
 /// solves as read must be to stand: the other at most half as likely. Below it the photo is a
 /// coin toss between puzzles: over the 239 dataset photos shrunk until their grid is 110-160 px
-/// (cells of 12-18 px, JPEG 75), the readings standing so were right 4 times and wrong 2
-/// (0.40, 0.45 nats: a 3 read as 2 with the puzzle still of one solution; an app screenshot in
-/// a rounded face so small, an 8 for a 9 at 0.11), and 2 more right at 0.57 and 0.64; at full
-/// size none of them leads by less than 1.
+/// (cells of 12-18 px, JPEG 75), the readings standing so were right 6 times (0.28-0.64 nats)
+/// and wrong 2 (0.40 and 0.45: a 3 read as a 2, the puzzle still of one solution), and an app
+/// screenshot that small was solved wrong at 0.11 (an 8 for a 9). At full size no photo's
+/// reading standing so leads by less than 1.
 const AS_READ_LEAD: f32 = std::f32::consts::LN_2;
 
 /// More entries than this, read surely, that contradict a solution standing only as read
