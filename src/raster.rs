@@ -5,10 +5,15 @@ use opencv::core::{CV_8UC1, Mat};
 use opencv::prelude::*;
 
 /// A BGR picture in gray, as detection, tracking and reading work on it; a dim one (see
-/// [`DIM_WHITE`]) brightened.
+/// [`DIM_WHITE`]) brightened. A picture in gray already (a library caller's; the CLI loads
+/// BGR) is taken as it is, and one in BGRA by its colour.
 pub fn gray_of(bgr: &Mat) -> opencv::Result<Mat> {
     let mut gray = Mat::default();
-    opencv::imgproc::cvt_color(bgr, &mut gray, opencv::imgproc::COLOR_BGR2GRAY, 0)?;
+    if bgr.channels() == 1 {
+        bgr.copy_to(&mut gray)?;
+    } else {
+        opencv::imgproc::cvt_color(bgr, &mut gray, opencv::imgproc::COLOR_BGR2GRAY, 0)?;
+    }
     brightened(gray)
 }
 
@@ -424,6 +429,22 @@ mod tests {
         line.set_to(&Scalar::all(white / 5.0), &opencv::core::no_array())
             .unwrap();
         bgr
+    }
+
+    #[test]
+    fn a_picture_in_gray_or_bgra_gives_the_gray_of_its_bgr() {
+        let bgr = page(180.0);
+        let expected = gray_of(&bgr).unwrap();
+        let mut gray = Mat::default();
+        opencv::imgproc::cvt_color(&bgr, &mut gray, opencv::imgproc::COLOR_BGR2GRAY, 0).unwrap();
+        let mut bgra = Mat::default();
+        opencv::imgproc::cvt_color(&bgr, &mut bgra, opencv::imgproc::COLOR_BGR2BGRA, 0).unwrap();
+        for other in [gray, bgra] {
+            let got = gray_of(&other).unwrap();
+            let mut differ = Mat::default();
+            opencv::core::absdiff(&got, &expected, &mut differ).unwrap();
+            assert_eq!(opencv::core::count_non_zero(&differ).unwrap(), 0);
+        }
     }
 
     #[test]

@@ -46,6 +46,31 @@ fn bundled_newspaper_photo_is_read_and_solved() {
     );
 }
 
+/// A library caller may hand the pipeline a picture in gray, or with an alpha channel: it is
+/// read as its BGR is (a gray one was an OpenCV error on the colour conversion until session
+/// 84).
+#[test]
+fn the_bundled_photo_in_gray_or_bgra_is_read_as_in_bgr() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/photos/");
+    let image = photo::load_image(format!("{dir}newspaper.jpg").as_ref()).unwrap();
+    let mut pipeline = pipeline();
+    let mut solve = |image: &core::Mat| {
+        pipeline
+            .process(image, &mut StageTimes::default())
+            .unwrap()
+            .and_then(|p| p.solution)
+    };
+    let expected = solve(&image).expect("solved in BGR");
+    for code in [
+        opencv::imgproc::COLOR_BGR2GRAY,
+        opencv::imgproc::COLOR_BGR2BGRA,
+    ] {
+        let mut other = core::Mat::default();
+        opencv::imgproc::cvt_color(&image, &mut other, code, 0).unwrap();
+        assert_eq!(solve(&other), Some(expected), "conversion {code}");
+    }
+}
+
 #[test]
 fn turned_photo_is_read_the_right_way_up() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/photos/");
