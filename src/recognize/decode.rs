@@ -215,7 +215,19 @@ fn search(
     }
     let mut searched_to = if options.is_empty() { MAX_COST } else { 0.0 };
     let mut visits = 0;
-    while let Some(Reverse(changes)) = heap.pop() {
+    // Whether every set of the options kept was tried. Not "the heap is empty" after the loop:
+    // a set is taken off the heap before it is judged too costly, and when it was the last one
+    // (the reading solves as read and its cheapest change already costs the margin, so no
+    // successor was ever pushed), the heap is empty and the search still stopped at that set's
+    // cost. Taken for complete, the margin claimed was the options' cost bound instead: a 3
+    // read as a 2 at 0.73 against 0.10 (1.98 nats) reported 5.8 nats clear, and a second look
+    // at a photo took it (image33 degraded).
+    let mut exhausted = false;
+    loop {
+        let Some(Reverse(changes)) = heap.pop() else {
+            exhausted = true;
+            break;
+        };
         let cost = changes.cost();
         searched_to = cost;
         if let Some((best_cost, ..)) = best
@@ -252,8 +264,7 @@ fn search(
             }
         }
     }
-    if heap.is_empty() {
-        // Every set of the options kept was tried.
+    if exhausted {
         searched_to = MAX_COST;
     }
     Searched::Ended { best, searched_to }
@@ -464,6 +475,33 @@ mod tests {
         ));
         assert_eq!((d.clues, d.corrections.len(), d.cost), (truth(), 0, 0.0));
         assert!(d.margin >= Budget::PHOTO.margin);
+    }
+
+    #[test]
+    fn the_margin_of_a_reading_that_solves_is_no_more_than_its_cheapest_rival() {
+        // A newspaper puzzle (image33) with its 3 in cell 26 read as a 2 at 0.88 against 0.12:
+        // each gives one solution, a different one. The only change worth trying costs
+        // ln(0.88 / 0.12) = 1.99 nats, the margin at most that; the search once stopped there
+        // with nothing left on its heap and called itself complete, reporting a margin of 14.
+        let truth: Grid =
+            "000009000200083045078000003100807930089500000000000070000964000427008069000000184"
+                .parse()
+                .unwrap();
+        let mut read = truth;
+        read.0[26] = 2;
+        assert!(
+            solve(&read).is_ok(),
+            "the premise: the 2 gives one solution"
+        );
+        let mut ll = readings_of(&read);
+        ll[26] = torn(2, 3, 0.88);
+        let d = solved(decode(&read, &ll, |_| true, Budget::PHOTO));
+        let rival = (0.88f32 / 0.12).ln();
+        assert!(
+            d.margin <= rival + 1e-3,
+            "margin {} beyond the rival at {rival}",
+            d.margin
+        );
     }
 
     #[test]
