@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::geometry::{Homography, Quad, warp};
 use crate::recognize::detect::Ink;
 use crate::recognize::read::{CLASSES, CellReading, GridReading};
-use crate::recognize::verdict::{Judged, Status};
+use crate::recognize::verdict::{self, Judged, Status};
 
 /// One digit's ink, the core of its strokes, told two ways.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -238,9 +238,9 @@ const APART: f32 = 4.0;
 const SPREAD_FLOOR: f32 = 0.03;
 
 /// How much less likely (nats) than the givens as read any puzzle with another solution must
-/// be for them to be taken: an app's givens, read in its own font, lead by 5.3-5.9 (as far as
-/// the decoder looks), and the rest of a newspaper page whose glare-faded digits split off as
-/// an ink led, corrected, by 1.6 (`image1006`, see [`judged_apart`]).
+/// be for them to be taken (searched that far, `verdict::leads_by`): an app's givens, read in
+/// its own font, lead by more, and the rest of a newspaper page whose glare-faded digits split
+/// off as an ink led, corrected, by 1.6 (`image1006`, see [`judged_apart`]).
 const SOLVED_CLEARLY: f32 = 3.0;
 
 /// The fewest clues a Sudoku with one solution has.
@@ -290,7 +290,9 @@ pub fn judged_apart(
             .collect();
         let apart = with_entries(reading, &entries);
         let judged = judge(&apart);
-        let clearly = judged.margin.is_some_and(|m| m >= SOLVED_CLEARLY);
+        let clearly = judged.solution.as_ref().is_some_and(|solution| {
+            verdict::leads_by(&apart, solution, judged.margin, SOLVED_CLEARLY)
+        });
         if judged.status != Status::Solved || !judged.corrections.is_empty() || !clearly {
             continue;
         }

@@ -82,6 +82,20 @@ impl GridReading {
         !digits.is_empty() && mean >= 0.85 && digits.iter().all(|&c| c >= 0.4)
     }
 
+    /// How surely the printed digits were read, on average (1 when none was).
+    pub fn printed_sureness(&self) -> f32 {
+        let printed: Vec<f32> = self
+            .0
+            .iter()
+            .filter(|c| c.digit != 0 && !c.handwritten)
+            .map(|c| c.confidence)
+            .collect();
+        if printed.is_empty() {
+            return 1.0;
+        }
+        printed.iter().sum::<f32>() / printed.len() as f32
+    }
+
     /// Mean log-probability of the chosen classes: higher when the cells look like what the
     /// model was trained on, which is how the right way up is told from the other three.
     pub fn plausibility(&self) -> f32 {
