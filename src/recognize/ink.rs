@@ -290,10 +290,13 @@ pub fn judged_apart(
             .collect();
         let apart = with_entries(reading, &entries);
         let judged = judge(&apart);
+        if judged.status != Status::Solved || !judged.corrections.is_empty() {
+            continue;
+        }
         let clearly = judged.solution.as_ref().is_some_and(|solution| {
             verdict::leads_by(&apart, solution, judged.margin, SOLVED_CLEARLY)
         });
-        if judged.status != Status::Solved || !judged.corrections.is_empty() || !clearly {
+        if !clearly {
             continue;
         }
         match &best {

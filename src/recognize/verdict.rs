@@ -1387,10 +1387,10 @@ pub(crate) mod tests {
 
     #[test]
     fn a_photo_read_poorly_must_lead_further_to_stand_as_read() {
-        // Cell 55 read as a 3 (70%) against a 7, each leaving one solution, as above: read
-        // well elsewhere, the reading stands (see the test above). With every other digit read
-        // at 0.9, the model is surer than it is right there too: a reading that far ahead
-        // (0.85 nats) is not taken...
+        // Cell 55 read as a 3 (70%) against a 7, each leaving one solution: read well
+        // elsewhere, the reading stands (`a_photo_torn_between_two_puzzles_gets_no_solution`).
+        // With every other digit read at 0.9, the model is surer than it is right there too:
+        // a reading that far ahead (0.85 nats) is not taken...
         let mut clues: Grid = SEVENTEEN_LESS_ONE.parse().unwrap();
         clues.0[55] = 3;
         let poorly = |sureness| {
