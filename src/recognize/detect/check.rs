@@ -4,7 +4,7 @@
 
 use opencv::core::{Mat, Size};
 use opencv::imgproc;
-use opencv::prelude::{MatTraitConst, MatTraitConstManual};
+use opencv::prelude::{MatTrait, MatTraitConst, MatTraitConstManual};
 
 use super::{CHECK_CELL, Look, MAX_GAP};
 use crate::bend::{clearest_bow, clearest_curve};
@@ -66,7 +66,7 @@ pub(super) fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridChec
     let masks = Masks::new(&faint, &firm, CHECK_CELL as usize)?;
     let sharpness = GrayView::new(&rectified)?.sharpness_each_way();
     let even = Ruling::even(masks.cell);
-    let check = masks.judge(&even, sharpness, look, CROSSED_MOST);
+    let check = masks.judge(&even, sharpness, look, CROSSED_MOST)?;
     if check.score > 0.0 {
         return Ok(check);
     }
@@ -74,7 +74,7 @@ pub(super) fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridChec
     // there: the lines run smoothly off their ninths by more than a cell's stretch is looked
     // for (a real page lifted at its bottom, its middle rows 0.28 of a cell off: not found).
     if let Some(curled) = masks.curled_ruling().filter(|curled| *curled != even) {
-        let check = masks.judge(&curled, sharpness, look, CROSSED_MOST);
+        let check = masks.judge(&curled, sharpness, look, CROSSED_MOST)?;
         if check.score > 0.0 {
             return Ok(check);
         }
@@ -85,7 +85,7 @@ pub(super) fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridChec
     // edge, had the grid's own borders crossing its first and last cells and its lines inside
     // along such a curve).
     let check = match masks.far_curled_ruling() {
-        Some(far) => masks.judge(&far, sharpness, look, 1),
+        Some(far) => masks.judge(&far, sharpness, look, 1)?,
         None => check,
     };
     if check.score > 0.0 {
@@ -105,7 +105,7 @@ pub(super) fn check_grid(gray: &Mat, quad: &Quad, look: Look) -> Result<GridChec
     }
     match masks.bowed_ruling() {
         Some(bowed) => {
-            let bowed = masks.judge(&bowed, sharpness, look, 1);
+            let bowed = masks.judge(&bowed, sharpness, look, 1)?;
             Ok(if bowed.score > 0.0 { bowed } else { check })
         }
         None => Ok(check),
@@ -135,6 +135,9 @@ struct Masks {
     /// rows (`horizontal`) or columns within a pixel of `centre` is dark, along it (a centre
     /// one beyond the last pixel still has that pixel in its band).
     bands: [[Vec<u8>; 2]; 2],
+    /// The firm mask itself, for the blobs in the cells of a grid shown by its box lines alone
+    /// ([`Masks::digits_sit_in_cells`]).
+    firm: Mat,
     n: usize,
     cell: usize,
 }
@@ -190,6 +193,7 @@ impl Masks {
                 [band(faint, false)?, band(faint, true)?],
                 [band(firm, false)?, band(firm, true)?],
             ],
+            firm: firm.try_clone()?,
             n,
             cell,
         })
@@ -404,7 +408,7 @@ impl Masks {
         sharpness: Sharpness,
         look: Look,
         crossed_most: usize,
-    ) -> GridCheck {
+    ) -> Result<GridCheck> {
         let mut lines = Vec::with_capacity(16);
         let mut middles = Vec::with_capacity(18);
         for (way, horizontal) in [true, false].into_iter().enumerate() {
@@ -468,19 +472,114 @@ impl Masks {
         let pale = !cell_lines_shown
             && light_print
             && (look == Look::Only || (weakest_box >= PALE_BOX_LINES && !sharpness.smeared()));
-        if weakest_box < 0.3 || !(cell_lines_shown || pale) {
-            return GridCheck::NONE;
+        // Cell lines printed so thin or pale that they do not show at all (grey hairlines or
+        // dots filmed from afar, a screenshot shrunk): every box line whole, a sharp picture,
+        // and the digits where a Sudoku's sit, one to a cell (see
+        // [`Masks::digits_sit_in_cells`]).
+        let box_lines_alone = !(cell_lines_shown || pale)
+            && weakest_box >= PALE_BOX_LINES
+            && !sharpness.smeared()
+            && self.digits_sit_in_cells(ruling)?;
+        if weakest_box < 0.3 || !(cell_lines_shown || pale || box_lines_alone) {
+            return Ok(GridCheck::NONE);
         }
         let (crossed, crossed_cells) = self.crossed(ruling);
         if crossed >= crossed_most || crossed_cells >= CROSSED_CELLS_MOST {
-            return GridCheck::NONE;
+            return Ok(GridCheck::NONE);
         }
-        GridCheck {
-            score: mean(&lines) - mean(&middles),
+        let score = mean(&lines) - mean(&middles);
+        Ok(GridCheck {
+            score: if box_lines_alone {
+                score.max(BOX_LINES_ALONE_SCORE * weakest_box)
+            } else {
+                score
+            },
             smeared: sharpness.smeared(),
-            pale,
+            pale: pale || box_lines_alone,
             cut: false,
+        })
+    }
+
+    /// Whether the ink inside the cells of `ruling` (box lines left out) lies as a Sudoku's
+    /// digits do: tall blobs each within one cell, about its middle, in [`DIGIT_CELLS_LEAST`]
+    /// cells or more, and little other ink ([`INK_ACROSS_CELLS`]). A 3x3 table's text runs
+    /// across its ninths, its letters anywhere along them; one box of a larger grid has its
+    /// digits span two of its ninths, and holds nine at most.
+    fn digits_sit_in_cells(&self, ruling: &Ruling) -> Result<bool> {
+        let at = &ruling.0;
+        if ruling.1.iter().flatten().any(|&by| by != 0) {
+            return Ok(false);
         }
+        // Box lines (and the borders) painted out, so that a digit touching one is its own.
+        let mut inside = self.firm.try_clone()?;
+        let reach = (self.cell / 6).max(2) as i32;
+        for k in [0, 3, 6, 9] {
+            for horizontal in [true, false] {
+                let centre = at[usize::from(!horizontal)][k] as i32;
+                let n = self.n as i32;
+                let band = if horizontal {
+                    opencv::core::Rect::new(0, centre - reach, n, 2 * reach + 1)
+                } else {
+                    opencv::core::Rect::new(centre - reach, 0, 2 * reach + 1, n)
+                };
+                let band = band & opencv::core::Rect::new(0, 0, n, n);
+                if band.width > 0 && band.height > 0 {
+                    Mat::roi_mut(&mut inside, band)?
+                        .set_to(&opencv::core::Scalar::all(0.0), &opencv::core::no_array())?;
+                }
+            }
+        }
+        let (mut labels, mut stats, mut centroids) =
+            (Mat::default(), Mat::default(), Mat::default());
+        let count = imgproc::connected_components_with_stats(
+            &inside,
+            &mut labels,
+            &mut stats,
+            &mut centroids,
+            8,
+            opencv::core::CV_32S,
+        )?;
+        let cell_of = |lines: &[usize; 10], t: i32| lines.windows(2).position(|w| t < w[1] as i32);
+        let (mut in_cells, mut across) = (0, 0);
+        let mut digit_cells = [false; 81];
+        for label in 1..count {
+            let stat = |column| stats.at_2d::<i32>(label, column).copied();
+            let (x, y) = (stat(imgproc::CC_STAT_LEFT)?, stat(imgproc::CC_STAT_TOP)?);
+            let (w, h) = (
+                stat(imgproc::CC_STAT_WIDTH)?,
+                stat(imgproc::CC_STAT_HEIGHT)?,
+            );
+            let area = stat(imgproc::CC_STAT_AREA)?;
+            let (Some(column), Some(row)) =
+                (cell_of(&at[1], x + w / 2), cell_of(&at[0], y + h / 2))
+            else {
+                continue;
+            };
+            let (left, right) = (at[1][column] as i32, at[1][column + 1] as i32);
+            let (top, bottom) = (at[0][row] as i32, at[0][row + 1] as i32);
+            let slack = (self.cell / 10) as i32;
+            let within = x >= left - slack
+                && x + w <= right + slack
+                && y >= top - slack
+                && y + h <= bottom + slack;
+            let centred = (2 * (x + w / 2) - left - right).abs() <= (right - left) / 2
+                && (2 * (y + h / 2) - top - bottom).abs() <= (bottom - top) / 2;
+            let tall = h as f64 >= DIGIT_HEIGHT_LEAST * (bottom - top) as f64;
+            if within && centred && tall {
+                in_cells += area;
+                digit_cells[row * 9 + column] = true;
+            } else if area >= SPECK {
+                across += area;
+            }
+        }
+        let digits = digit_cells.iter().filter(|&&d| d).count();
+        tracing::trace!(
+            digits,
+            in_cells,
+            across,
+            "ink in the cells of box lines alone"
+        );
+        Ok(digits >= DIGIT_CELLS_LEAST && (across as f64) <= INK_ACROSS_CELLS * in_cells as f64)
     }
 
     /// Rows and columns of cells crossed along their length by a line of their own, away from
@@ -530,6 +629,26 @@ const CELL_LINES_OVER_MIDDLES: f64 = 1.75;
 
 /// How much of its length each box line of a video frame's grid with pale cell lines must show.
 const PALE_BOX_LINES: f64 = 0.95;
+
+/// A grid shown by its box lines alone frames a grid this clearly (times its weakest box
+/// line): above [`super::MIN_GRID_SCORE`], below a printed grid's 0.5 and more.
+const BOX_LINES_ALONE_SCORE: f64 = 0.4;
+
+/// The fewest cells holding a digit of a grid shown by its box lines alone: a Sudoku with one
+/// solution has 17 clues or more.
+const DIGIT_CELLS_LEAST: usize = 17;
+
+/// The most ink not shaped as a digit (a blob within one cell, about its middle), as a share of
+/// the digits' ink, in a grid shown by its box lines alone.
+const INK_ACROSS_CELLS: f64 = 0.15;
+
+/// The least height of a digit in a grid shown by its box lines alone (share of its cell): print
+/// is 0.5-0.7 of it; a line of small print has many blobs lower, and fewer about the middles.
+const DIGIT_HEIGHT_LEAST: f64 = 0.4;
+
+/// Blobs smaller than this (pixels at `CHECK_CELL`) are specks of noise, neither digits nor
+/// against them.
+const SPECK: i32 = 4;
 
 /// Lines of paper curling away are looked for this far (share of a cell) off their ninths.
 const CURL_REACH: f64 = 0.45;

@@ -1129,6 +1129,104 @@ pub(crate) mod tests {
         assert!(find_grid(&page(true), Look::OneOfMany).unwrap().is_none());
     }
 
+    /// A 378 px grid at (130, 50) on a 640x480 page with its box lines alone (cell lines too
+    /// faint to show), holding a digit at each of `cells` (row-major, 0 empty), or, with
+    /// `text`, small print across each box.
+    fn box_lines_alone(cells: &str, text: bool) -> Mat {
+        let mut page =
+            Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(235.0)).unwrap();
+        let (x, y, side) = (130, 50, 378);
+        let cell = side / 9;
+        let ink = Scalar::all(30.0);
+        for k in (0..=9).step_by(3) {
+            let at = k * side / 9;
+            for (from, to) in [
+                (Point::new(x + at, y), Point::new(x + at, y + side)),
+                (Point::new(x, y + at), Point::new(x + side, y + at)),
+            ] {
+                imgproc::line(&mut page, from, to, ink, 3, imgproc::LINE_8, 0).unwrap();
+            }
+        }
+        for (i, digit) in cells.chars().enumerate().filter(|(_, d)| *d != '0') {
+            let (r, c) = (i as i32 / 9, i as i32 % 9);
+            let at = Point::new(x + c * cell + 13, y + r * cell + 33);
+            let font = imgproc::FONT_HERSHEY_SIMPLEX;
+            let digit = digit.to_string();
+            imgproc::put_text(
+                &mut page,
+                &digit,
+                at,
+                font,
+                0.9,
+                ink,
+                2,
+                imgproc::LINE_AA,
+                false,
+            )
+            .unwrap();
+        }
+        if text {
+            let words = [
+                "the", "weather", "today", "in", "a", "sudoku", "of", "column",
+            ];
+            for r in 0..9_usize {
+                for b in 0..3_usize {
+                    let text: Vec<&str> = (0..2).map(|w| words[(r * 5 + b * 3 + w) % 8]).collect();
+                    let at = Point::new(x + b as i32 * 3 * cell + 8, y + r as i32 * cell + 26);
+                    let font = imgproc::FONT_HERSHEY_SIMPLEX;
+                    let text = text.join(" ");
+                    imgproc::put_text(
+                        &mut page,
+                        &text,
+                        at,
+                        font,
+                        0.5,
+                        ink,
+                        1,
+                        imgproc::LINE_AA,
+                        false,
+                    )
+                    .unwrap();
+                }
+            }
+        }
+        page
+    }
+
+    #[test]
+    fn a_grid_shown_by_its_box_lines_alone_is_found_when_its_digits_sit_in_its_cells() {
+        let quad = Quad([[130.0, 50.0], [508.0, 50.0], [508.0, 428.0], [130.0, 428.0]]);
+        // A Sudoku's 24 clues (Arto Inkala's "AI Escargot" has 23; one more of its solution).
+        let puzzle =
+            "100007090030020008009600500005300900010080002600004000300000010040000007007000302";
+        for look in [Look::Only, Look::OneOfMany] {
+            let found = find_grid(&box_lines_alone(puzzle, false), look).unwrap();
+            let found = found.expect("the grid found by its box lines and digits");
+            assert!(
+                found.quad.max_corner_distance(&quad) < 4.0,
+                "{:?}",
+                found.quad
+            );
+            // A 3x3 table: empty, with a digit in the middle of each box, or (in a frame: a
+            // photo takes its rows of print for pale cell lines, and reads no puzzle) of text.
+            let one_a_box = ["0".repeat(9), "010010010".into(), "0".repeat(9)]
+                .concat()
+                .repeat(3);
+            for (what, cells, text) in [
+                ("empty", "", false),
+                ("a digit a box", one_a_box.as_str(), false),
+                ("text", "", true),
+            ] {
+                if text && look == Look::Only {
+                    continue;
+                }
+                let page = box_lines_alone(cells, text);
+                let found = find_grid(&page, look).unwrap();
+                assert!(found.is_none(), "{what}: {found:?}");
+            }
+        }
+    }
+
     #[test]
     fn blank_page_and_chessboard_have_no_grid() {
         let blank = Mat::new_rows_cols_with_default(480, 640, CV_8UC1, Scalar::all(200.0)).unwrap();
