@@ -121,6 +121,14 @@ pub const NEWSPRINT: Theme = Theme {
     pencil: [25, 25, 25],
 };
 
+/// [`NEWSPRINT`] with its cell lines printed so fine that no camera sees them (hairlines or
+/// dots lost at a frame's resolution): the grid shown by its box lines alone.
+pub const NEWSPRINT_HAIRLINES: Theme = Theme {
+    name: "newsprint, hairlines",
+    thin: NEWSPRINT.bg,
+    ..NEWSPRINT
+};
+
 /// Where the app puts things.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
