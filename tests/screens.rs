@@ -717,6 +717,21 @@ fn page_of(screen: &Screen, image: opencv::core::Mat) -> common::camera::Page {
     }
 }
 
+/// A printed page in `theme` (newsprint), drawn in the web layout (its number pad beside the
+/// grid), the digits in `font`: no highlights, pencil marks or entries.
+fn printed_page(theme: screens::Theme, font: &'static str) -> Style {
+    Style {
+        theme,
+        layout: Layout::Web,
+        font,
+        highlights: false,
+        pencil_marks: false,
+        entries: false,
+        mistakes: false,
+        border: Border::Line,
+    }
+}
+
 /// A page whose cell lines are printed thin and light grey (many newspapers; drawn in the web
 /// layout, its number pad beside the grid) under the hand-held camera out of focus: the blur
 /// leaves those lines too faint for a video frame's grid check, which until session 59 asked
@@ -729,16 +744,7 @@ fn a_page_with_pale_cell_lines_is_drawn_under_a_hand_held_camera() {
     let puzzles = puzzles();
     let pages: Vec<Page> = (0..2)
         .map(|k| {
-            let style = Style {
-                theme: screens::NEWSPRINT,
-                layout: Layout::Web,
-                font: HELD_OUT_FONTS[2 * k + 3],
-                highlights: false,
-                pencil_marks: false,
-                entries: false,
-                mistakes: false,
-                border: Border::Line,
-            };
+            let style = printed_page(screens::NEWSPRINT, HELD_OUT_FONTS[2 * k + 3]);
             let screen = screens::render(&puzzles[50 + k], style, 400 + k as u64);
             // Out of focus (the camera's own blur is slight): 2 px on a 64 px cell.
             let mut image = opencv::core::Mat::default();
@@ -769,16 +775,7 @@ fn a_page_whose_cell_lines_do_not_show_is_solved_in_video_and_as_a_photo() {
     let puzzles = puzzles();
     let mut pipeline = common::pipeline();
     for k in 0..2 {
-        let style = Style {
-            theme: screens::NEWSPRINT_HAIRLINES,
-            layout: Layout::Web,
-            font: HELD_OUT_FONTS[2 * k],
-            highlights: false,
-            pencil_marks: false,
-            entries: false,
-            mistakes: false,
-            border: Border::Line,
-        };
+        let style = printed_page(screens::NEWSPRINT_HAIRLINES, HELD_OUT_FONTS[2 * k]);
         let screen = screens::render(&puzzles[60 + k], style, 410 + k as u64);
         let mut image = opencv::core::Mat::default();
         let size = opencv::core::Size::new(0, 0);
