@@ -29,7 +29,9 @@ pub(super) struct GridCheck {
     /// Whether the candidate is smeared one way by the camera's motion.
     pub(super) smeared: bool,
     /// Whether it passed only for cell lines printed pale (see [`CELL_LINES_OVER_MIDDLES`]),
-    /// as a 3x3 box of a grid can, its digits' strokes across its ninths.
+    /// as a 3x3 box of a grid can, its digits' strokes across its ninths, or for its box lines
+    /// and digits alone ([`Masks::digits_sit_in_cells`]); the search then asks whether it is
+    /// such a box, and the borderless search does not take it.
     pub(super) pale: bool,
     /// Whether the outline checked runs onto the picture's edge at a corner (see
     /// [`super::outline_cut_by_the_edge`]); told by the search, which saw the outline.
@@ -419,8 +421,9 @@ impl Masks {
             }));
         }
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-        // Every box line must be there. A 3x3 table with no cell lines is no Sudoku, nor is part
-        // of a grid cut off six rows down, whose rows miss the ninths one way.
+        // Every box line must be there. A 3x3 table with no cell lines is no Sudoku (unless its
+        // digits sit one to a cell, below), nor is part of a grid cut off six rows down, whose
+        // rows miss the ninths one way.
         let weakest_box = (0..16)
             .filter(|&i| is_box_line(i))
             .map(|i| lines[i])
@@ -473,9 +476,8 @@ impl Masks {
             && light_print
             && (look == Look::Only || (weakest_box >= PALE_BOX_LINES && !sharpness.smeared()));
         // Cell lines printed so thin or pale that they do not show at all (grey hairlines or
-        // dots filmed from afar, a screenshot shrunk): every box line whole, a sharp picture,
-        // and the digits where a Sudoku's sit, one to a cell (see
-        // [`Masks::digits_sit_in_cells`]).
+        // dots filmed from afar): every box line whole, a picture not smeared, and the digits
+        // where a Sudoku's sit, one to a cell (see [`Masks::digits_sit_in_cells`]).
         let box_lines_alone = !(cell_lines_shown || pale)
             && weakest_box >= PALE_BOX_LINES
             && !sharpness.smeared()
@@ -507,28 +509,11 @@ impl Masks {
     /// digits span two of its ninths, and holds nine at most.
     fn digits_sit_in_cells(&self, ruling: &Ruling) -> Result<bool> {
         let at = &ruling.0;
+        // Along a bow the cells are no rectangles of the rectified candidate: not judged so.
         if ruling.1.iter().flatten().any(|&by| by != 0) {
             return Ok(false);
         }
-        // Box lines (and the borders) painted out, so that a digit touching one is its own.
-        let mut inside = self.firm.try_clone()?;
-        let reach = (self.cell / 6).max(2) as i32;
-        for k in [0, 3, 6, 9] {
-            for horizontal in [true, false] {
-                let centre = at[usize::from(!horizontal)][k] as i32;
-                let n = self.n as i32;
-                let band = if horizontal {
-                    opencv::core::Rect::new(0, centre - reach, n, 2 * reach + 1)
-                } else {
-                    opencv::core::Rect::new(centre - reach, 0, 2 * reach + 1, n)
-                };
-                let band = band & opencv::core::Rect::new(0, 0, n, n);
-                if band.width > 0 && band.height > 0 {
-                    Mat::roi_mut(&mut inside, band)?
-                        .set_to(&opencv::core::Scalar::all(0.0), &opencv::core::no_array())?;
-                }
-            }
-        }
+        let inside = self.firm_without_box_lines(at)?;
         let (mut labels, mut stats, mut centroids) =
             (Mat::default(), Mat::default(), Mat::default());
         let count = imgproc::connected_components_with_stats(
@@ -580,6 +565,30 @@ impl Masks {
             "ink in the cells of box lines alone"
         );
         Ok(digits >= DIGIT_CELLS_LEAST && (across as f64) <= INK_ACROSS_CELLS * in_cells as f64)
+    }
+
+    /// The firm mask with the box lines and borders at `at` (a [`Ruling`]'s lines) painted out,
+    /// so that a digit touching one is a blob of its own.
+    fn firm_without_box_lines(&self, at: &[[usize; 10]; 2]) -> Result<Mat> {
+        let mut inside = self.firm.try_clone()?;
+        let reach = (self.cell / 6).max(2) as i32;
+        let n = self.n as i32;
+        for k in [0, 3, 6, 9] {
+            for horizontal in [true, false] {
+                let centre = at[usize::from(!horizontal)][k] as i32;
+                let band = if horizontal {
+                    opencv::core::Rect::new(0, centre - reach, n, 2 * reach + 1)
+                } else {
+                    opencv::core::Rect::new(centre - reach, 0, 2 * reach + 1, n)
+                };
+                let band = band & opencv::core::Rect::new(0, 0, n, n);
+                if band.width > 0 && band.height > 0 {
+                    Mat::roi_mut(&mut inside, band)?
+                        .set_to(&opencv::core::Scalar::all(0.0), &opencv::core::no_array())?;
+                }
+            }
+        }
+        Ok(inside)
     }
 
     /// Rows and columns of cells crossed along their length by a line of their own, away from
