@@ -766,7 +766,7 @@ fn a_page_with_pale_cell_lines_is_drawn_under_a_hand_held_camera() {
 
 /// A page whose cell lines do not show at all (hairlines or dots lost at the camera's
 /// resolution; rendered so by `testvideos/stress/styles.py` and filmed, such pages were drawn
-/// 64-81 frames late), held still before the camera and taken as a photo: a grid shown by its
+/// 63-81 frames late), held still before the camera and taken as a photo: a grid shown by its
 /// box lines alone is taken when its digits sit one to a cell (session 86; before, neither
 /// found it), and solved in place.
 #[test]
