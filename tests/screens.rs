@@ -789,8 +789,11 @@ fn a_page_whose_cell_lines_do_not_show_is_solved_in_video_and_as_a_photo() {
                 let off = p.quad.max_corner_distance(&screen.corners) / side;
                 assert!(off < 0.02, "{name}: drawn {:.1}% off", 100.0 * off);
                 p.solved.is_some_and(|known| {
-                    assert_eq!(known.solution.map(|s| s.0), Some(screen.solution), "{name}");
-                    known.status == Status::Solved
+                    let solved = known.status == Status::Solved;
+                    if solved {
+                        assert_eq!(known.solution.map(|s| s.0), Some(screen.solution), "{name}");
+                    }
+                    solved
                 })
             })
         });
