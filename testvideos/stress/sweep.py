@@ -3,10 +3,11 @@
 replayed by the app and scored against its truth, and compared with the app's still-photo path
 on the same frames: a check that a change generalizes beyond the clips it was made on.
 
-Each video draws its page and options from the seed: tilt 20-55 degrees, roll 0-25, barrel
-distortion 0-0.1, distance 0.9-1.6, noise 3-8, and at random focus hunting, rolling shutter,
-curved paper (0.02-0.04), H.264 squeezing (CRF 28-34), a faster swing (1-1.5 times). Kubiesa's
-published corners and labels are the truth (through `oblique.py`), never the app's.
+Each video draws its page and options from the seed: a frame of 960x540, 1280x720 or 640x360,
+tilt 20-55 degrees, roll 0-25, barrel distortion 0-0.1, distance 0.9-1.6, noise 3-8, and at
+random focus hunting, rolling shutter, curved paper (0.02-0.04), H.264 squeezing (CRF 28-34), a
+faster swing (1-1.5 times). Kubiesa's published corners and labels are the truth (through
+`oblique.py`), never the app's.
 
 Per video it prints when the grid is whole in view, when the app first draws the solution
 (`lag`: frames after whole in view; the issue's target is 10), and, with `--photos`, the first
@@ -16,8 +17,9 @@ corner error (p99 and max, share of the side), the worst drawn cell middle, fram
 off, and frames with a solution of no puzzle in view (a wrong solution drawn). The last line
 sums them up.
 
-Videos are kept in OUT (named by their options, so a second run with another build replays the
-same videos without making them again).
+Videos are kept in OUT, named by the seed, their number and a digest of their page and options,
+so that a second run with another build (`--bin`, `--tag`) replays the same videos without
+making them again.
 
 Usage (from the repository root):
   PY=models/.venv/bin/python
@@ -25,6 +27,7 @@ Usage (from the repository root):
       [--bin target/release/sudoku-ar] [--data ../shared/data] [--tag new]
 """
 import argparse
+import hashlib
 import importlib.util
 import json
 import os
@@ -56,7 +59,9 @@ def pages(data):
 
 def options(rng):
     """One video's `oblique.py` options."""
+    size = rng.choice(['960x540', '960x540', '1280x720', '640x360'])
     return [
+        '--size', size,
         '--tilt', f'{rng.uniform(20, 55):.0f}',
         '--roll', f'{rng.uniform(0, 25):.0f}',
         '--k1', f'{rng.uniform(0, 0.1):.2f}',
@@ -134,7 +139,8 @@ def main():
     for k in range(a.count):
         photo = rng.choice(names)
         opts = options(rng)
-        stem = os.path.join(a.out, f'{a.seed}-{k}')
+        digest = hashlib.sha1(' '.join([photo, *opts]).encode()).hexdigest()[:8]
+        stem = os.path.join(a.out, f'{a.seed}-{k}-{digest}')
         video = stem + '.mp4'
         if not os.path.exists(video):
             run([sys.executable, os.path.join(HERE, 'oblique.py'), photo, video,
@@ -144,6 +150,7 @@ def main():
         with open(stem + '.truth.json') as f:
             truth = json.load(f)
         labels = {photo: labels_of(a.data, photo)}
+        size = tuple(map(int, opts[opts.index('--size') + 1].split('x')))
         drawn, wrong = {photo: []}, []
         with open(result) as f:
             for line in f:
@@ -151,7 +158,7 @@ def main():
                 for p in [r.get('puzzle')] + r.get('others', []):
                     if p and p.get('solution'):
                         score.score_drawn(r['frame'], p, [photo], labels, truth, drawn, wrong,
-                                          (960, 540))
+                                          size)
         whole = next((t['frame'] for t in truth if t['puzzles'][0]['whole']), None)
         frames = [d[0] for d in drawn[photo]]
         first = frames[0] if frames else None
