@@ -12,10 +12,10 @@ faster swing (1-1.5 times). Kubiesa's published corners and labels are the truth
 Per video it prints when the grid is whole in view, when the app first draws the solution
 (`lag`: frames after whole in view; the issue's target is 10), and, with `--photos`, the first
 frame from whole in view on that `sudoku-ar image` solves rightly as a still photo (`photo`): a
-video drawn much later than its frames read as photos reads worse than the photo path. Then the
-corner error (p99 and max, share of the side), the worst drawn cell middle, frames more than 5%
-off, and frames with a solution of no puzzle in view (a wrong solution drawn). The last line
-sums them up.
+video drawn much later than its frames read as photos reads worse than the photo path (and how
+many of those frames the photo path solved wrong, if any). Then the corner error (p99 and max,
+share of the side), the worst drawn cell middle, frames more than 5% off, and frames with a
+solution of no puzzle in view (a wrong solution drawn). The last line sums them up.
 
 Videos are kept in OUT, named by the seed, their number and a digest of their page and options,
 so that a second run with another build (`--bin`, `--tag`) replays the same videos without
@@ -92,9 +92,9 @@ def agrees(solution, labels):
     return all(not 1 <= labels[c] <= 9 or int(solution[c]) == labels[c] for c in range(81))
 
 
-def first_photo_solved(binary, video, start, end, labels):
-    """The first frame from `start` up to `end` (exclusive) that `sudoku-ar image` solves
-    rightly as a still photo; None when none does."""
+def as_photos(binary, video, start, end, labels):
+    """The frames from `start` up to `end` (exclusive) read by `sudoku-ar image` as still
+    photos: the first one solved rightly (None when none is), and how many were solved wrong."""
     capture = cv2.VideoCapture(video)
     with tempfile.TemporaryDirectory() as folder:
         names = {}
@@ -109,15 +109,37 @@ def first_photo_solved(binary, video, start, end, labels):
                 names[name] = index
             index += 1
         if not names:
-            return None
-        solved = []
+            return None, 0
+        solved, wrong = [], 0
         for line in run([binary, 'image', '--json', folder]).splitlines():
             report = json.loads(line)
-            puzzle = report.get('puzzle') or {}
-            name = os.path.basename(report.get('file', ''))
-            if puzzle.get('solution') and agrees(puzzle['solution'], labels):
-                solved.append(names[name])
-        return min(solved, default=None)
+            solution = (report.get('puzzle') or {}).get('solution')
+            if not solution:
+                continue
+            if agrees(solution, labels):
+                solved.append(names[os.path.basename(report.get('file', ''))])
+            else:
+                wrong += 1
+        return min(solved, default=None), wrong
+
+
+def replayed(score, binary, result, video, photo, labels, size):
+    """Replays `video` into `result` (JSON lines) and scores it: each frame drawn with the
+    solution of `photo` (frame, corner error, worst cell, the same in view) and the frames drawn
+    with a solution of no puzzle in view."""
+    run([binary, 'replay', '--headless', '--jsonl', result, video])
+    with open(video[:-len('.mp4')] + '.truth.json') as f:
+        truth = json.load(f)
+    drawn, wrong = {photo: []}, []
+    with open(result) as f:
+        for line in f:
+            r = json.loads(line)
+            for p in [r.get('puzzle')] + r.get('others', []):
+                if p and p.get('solution'):
+                    score.score_drawn(r['frame'], p, [photo], {photo: labels}, truth, drawn,
+                                      wrong, size)
+    whole = next((t['frame'] for t in truth if t['puzzles'][0]['whole']), None)
+    return whole, drawn[photo], wrong
 
 
 def main():
@@ -145,32 +167,23 @@ def main():
         if not os.path.exists(video):
             run([sys.executable, os.path.join(HERE, 'oblique.py'), photo, video,
                  '--data', a.data, *opts])
-        result = f'{stem}.{a.tag}.jsonl'
-        run([a.bin, 'replay', '--headless', '--jsonl', result, video])
-        with open(stem + '.truth.json') as f:
-            truth = json.load(f)
-        labels = {photo: labels_of(a.data, photo)}
+        labels = labels_of(a.data, photo)
         size = tuple(map(int, opts[opts.index('--size') + 1].split('x')))
-        drawn, wrong = {photo: []}, []
-        with open(result) as f:
-            for line in f:
-                r = json.loads(line)
-                for p in [r.get('puzzle')] + r.get('others', []):
-                    if p and p.get('solution'):
-                        score.score_drawn(r['frame'], p, [photo], labels, truth, drawn, wrong,
-                                          size)
-        whole = next((t['frame'] for t in truth if t['puzzles'][0]['whole']), None)
-        frames = [d[0] for d in drawn[photo]]
-        first = frames[0] if frames else None
-        corners = np.array([d[1] for d in drawn[photo]] or [0.0])
-        cells = np.array([d[2] for d in drawn[photo] if not np.isnan(d[2])] or [0.0])
+        whole, drawn, wrong = replayed(score, a.bin, f'{stem}.{a.tag}.jsonl', video, photo,
+                                       labels, size)
+        first = drawn[0][0] if drawn else None
+        corners = np.array([d[1] for d in drawn] or [0.0])
+        cells = np.array([d[2] for d in drawn if not np.isnan(d[2])] or [0.0])
         lag = None if first is None or whole is None else first - whole
-        line = (f'{k:3d} {photo:28s} whole {whole} drawn {first} lag {lag}')
+        line = f'{k:3d} {photo:28s} whole {whole} drawn {first} lag {lag}'
         if a.photos and whole is not None:
+            # Up to the first frame drawn, or 60 frames on when none is.
             end = (first if first is not None else whole + 60) + 1
-            solved = first_photo_solved(a.bin, video, whole, end, labels[photo])
+            solved, solved_wrong = as_photos(a.bin, video, whole, end, labels)
             line += f' photo {None if solved is None else solved - whole}'
-        off = sum(1 for d in drawn[photo] if d[1] > 5)
+            if solved_wrong:
+                line += f' (photos solved wrong {solved_wrong})'
+        off = sum(1 for d in drawn if d[1] > 5)
         line += (f' | corners p99 {np.percentile(corners, 99):.2f}% max {corners.max():.2f}%'
                  f' cells max {cells.max():.2f}% >5% {off} wrong {len(wrong)}'
                  f' | {" ".join(opts)}')
