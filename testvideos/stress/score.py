@@ -30,11 +30,7 @@ def main():
     with open(a.truth) as f:
         truth = json.load(f)
     photos = [p['photo'] for p in truth[0]['puzzles']]
-    labels = {}
-    for name in photos:
-        path = os.path.join(a.data, 'kubiesa', 'photos-val', 'labels', name.replace('.jpg', '.txt'))
-        with open(path) as f:
-            labels[name] = [int(v) for v in f.read().split()]
+    labels = {name: labels_of(a.data, name) for name in photos}
     drawn = {name: [] for name in photos}
     wrong = []
     with open(a.result) as f:
@@ -46,13 +42,25 @@ def main():
     report(photos, truth, drawn, wrong)
 
 
+def labels_of(data, photo):
+    """A Kubiesa photo's labels: per cell 0 blank, 1-9 a digit (printed or handwritten), 10
+    pencil marks."""
+    path = os.path.join(data, 'kubiesa', 'photos-val', 'labels', photo.replace('.jpg', '.txt'))
+    with open(path) as f:
+        return [int(v) for v in f.read().split()]
+
+
+def agrees(solution, labels):
+    """Whether `solution` (81 digits) has every digit the labels give (a page filled in
+    rightly by hand)."""
+    return all(not 1 <= labels[c] <= 9 or int(solution[c]) == labels[c] for c in range(81))
+
+
 def score_drawn(i, p, photos, labels, truth, drawn, wrong, size):
     """Adds a puzzle `p` drawn on frame `i` (the first or one of the `others`) to `drawn`, by
     the photo whose labels it agrees with, or to `wrong`."""
     sol = p['solution']
-    which = [n for n in photos
-             if all(not 1 <= labels[n][c] <= 9 or int(sol[c]) == labels[n][c]
-                    for c in range(81))]
+    which = [n for n in photos if agrees(sol, labels[n])]
     if len(which) != 1:
         wrong.append(i)
         return

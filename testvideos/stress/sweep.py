@@ -50,8 +50,9 @@ def load_score():
 
 
 def pages(data):
-    """Kubiesa validation photos not among the hand-held tests' pages (`tests/common/camera.rs`
-    takes the first portrait photo of each puzzle from those, `01_*_honor_view_10_0`)."""
+    """Kubiesa validation photos the hand-held tests never film: those take the first portrait
+    photo of each of the first ten puzzles (`tests/common/camera.rs`), all named
+    `01_*_honor_view_10_0`, and every photo so named is left out."""
     folder = os.path.join(data, 'kubiesa', 'photos-val', 'images')
     return sorted(n for n in os.listdir(folder)
                   if not (n.startswith('01_') and n.endswith('honor_view_10_0.jpg')))
@@ -82,17 +83,7 @@ def run(cmd):
     return result.stdout
 
 
-def labels_of(data, photo):
-    path = os.path.join(data, 'kubiesa', 'photos-val', 'labels', photo.replace('.jpg', '.txt'))
-    with open(path) as f:
-        return [int(v) for v in f.read().split()]
-
-
-def agrees(solution, labels):
-    return all(not 1 <= labels[c] <= 9 or int(solution[c]) == labels[c] for c in range(81))
-
-
-def as_photos(binary, video, start, end, labels):
+def as_photos(score, binary, video, start, end, labels):
     """The frames from `start` up to `end` (exclusive) read by `sudoku-ar image` as still
     photos: the first one solved rightly (None when none is), and how many were solved wrong."""
     capture = cv2.VideoCapture(video)
@@ -116,7 +107,7 @@ def as_photos(binary, video, start, end, labels):
             solution = (report.get('puzzle') or {}).get('solution')
             if not solution:
                 continue
-            if agrees(solution, labels):
+            if score.agrees(solution, labels):
                 solved.append(names[os.path.basename(report.get('file', ''))])
             else:
                 wrong += 1
@@ -167,7 +158,7 @@ def main():
         if not os.path.exists(video):
             run([sys.executable, os.path.join(HERE, 'oblique.py'), photo, video,
                  '--data', a.data, *opts])
-        labels = labels_of(a.data, photo)
+        labels = score.labels_of(a.data, photo)
         size = tuple(map(int, opts[opts.index('--size') + 1].split('x')))
         whole, drawn, wrong = replayed(score, a.bin, f'{stem}.{a.tag}.jsonl', video, photo,
                                        labels, size)
@@ -179,7 +170,7 @@ def main():
         if a.photos and whole is not None:
             # Up to the first frame drawn, or 60 frames on when none is.
             end = (first if first is not None else whole + 60) + 1
-            solved, solved_wrong = as_photos(a.bin, video, whole, end, labels)
+            solved, solved_wrong = as_photos(score, a.bin, video, whole, end, labels)
             line += f' photo {None if solved is None else solved - whole}'
             if solved_wrong:
                 line += f' (photos solved wrong {solved_wrong})'
