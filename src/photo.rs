@@ -1076,6 +1076,7 @@ mod tests {
             hidden: false,
             smeared: false,
             under: false,
+            entry_by_ink: false,
         };
         let mut cells = vec![doubtful; 81];
         cells[0].digit = solution.0[0];
@@ -1106,6 +1107,7 @@ mod tests {
                 hidden: false,
                 smeared: false,
                 under: false,
+                entry_by_ink: false,
             }
         };
         let mut cells = vec![cell(0, 1.0, 1.0); 81];

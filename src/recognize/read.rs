@@ -42,6 +42,9 @@ pub struct CellReading {
     /// Whether the cell lies partly under something on the paper (a pen; also `hidden`): the
     /// same pen over the same cell frame after frame is one piece of evidence, not many.
     pub under: bool,
+    /// Whether the digit was told an entry by its ink (an app's typed digits beside its
+    /// givens), not by its style: then surely one, where the model's call may not be.
+    pub entry_by_ink: bool,
 }
 
 impl CellReading {
@@ -290,6 +293,7 @@ fn reading_from_logits(logits: &[f32]) -> CellReading {
         hidden: false,
         smeared: false,
         under: false,
+        entry_by_ink: false,
     }
 }
 
