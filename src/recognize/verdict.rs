@@ -723,7 +723,8 @@ impl Sums {
 /// settle it. Only a sure reading that stays without any such puzzle for [`MAX_READING_FRAMES`]
 /// frames is judged unsolvable or ambiguous, and the caller treats even that as provisional.
 /// Nor is a solution taken that the entries written in, as the newest frame shows them, speak
-/// against ([`written_against`]): the grid is read on.
+/// against (one read surely on a grid read poorly, as a photo's judgement asks): the grid is
+/// read on.
 pub fn judge_frames(evidence: &Evidence) -> Option<Judged> {
     let judged = judge_summed_frames(evidence);
     let against = |j: &Judged| {
