@@ -1451,27 +1451,37 @@ pub(crate) mod tests {
         assert_eq!((judged.status, judged.clues), (Status::Solved, clues));
     }
 
+    /// [`SEVENTEEN_LESS_ONE`] with cell 55 read as a 3: those clues, their one solution, and
+    /// the one solution with a 7 there instead.
+    fn cell_55_as_3_or_7() -> (Grid, Grid, Grid) {
+        let mut clues: Grid = SEVENTEEN_LESS_ONE.parse().unwrap();
+        clues.0[55] = 3;
+        let as_3 = solve(&clues).unwrap();
+        let mut with_7 = clues;
+        with_7.0[55] = 7;
+        (clues, as_3, solve(&with_7).unwrap())
+    }
+
+    /// `cell` read as `digit` written in by hand, `sureness` surely.
+    fn written_in(cell: &mut CellReading, digit: u8, sureness: f32) {
+        cell.digit = digit;
+        cell.handwritten = true;
+        cell.confidence = sureness;
+        cell.probabilities = [(1.0 - sureness) / 9.0; CLASSES];
+        cell.probabilities[digit as usize] = sureness;
+        cell.as_clue = [0.0; CLASSES];
+        cell.as_clue[0] = 1.0;
+    }
+
     #[test]
     fn a_photo_solving_only_as_read_against_the_entries_written_in_gets_no_solution() {
         // As above: cell 55 read as a 3 (70%) against a 7, each leaving one solution.
-        let mut clues: Grid = SEVENTEEN_LESS_ONE.parse().unwrap();
-        clues.0[55] = 3;
-        let as_read = solve(&clues).unwrap();
-        let mut other = clues;
-        other.0[55] = 7;
-        let other = solve(&other).unwrap();
+        let (clues, as_read, other) = cell_55_as_3_or_7();
         let written = |solution: &Grid, how_many: usize| {
             let mut reading = doubting_cell_55(&clues, 0.7);
             let differ = (0..81).filter(|&c| clues.0[c] == 0 && as_read.0[c] != other.0[c]);
             for cell in differ.take(how_many) {
-                let r = &mut reading.0[cell];
-                r.digit = solution.0[cell];
-                r.handwritten = true;
-                r.confidence = 0.95;
-                r.probabilities = [0.05 / 9.0; CLASSES];
-                r.probabilities[r.digit as usize] = 0.95;
-                r.as_clue = [0.0; CLASSES];
-                r.as_clue[0] = 1.0;
+                written_in(&mut reading.0[cell], solution.0[cell], 0.95);
             }
             judge_picture(&reading, AsRead::Stands)
         };
@@ -1486,25 +1496,13 @@ pub(crate) mod tests {
     fn on_a_grid_read_poorly_one_sure_entry_against_the_solution_withholds_it() {
         // Cell 55, a printed 7, read surely as a 3 (one solution, the wrong one); a printed
         // digit of the right solution taken for handwriting, read surely, contradicts it.
-        let mut clues: Grid = SEVENTEEN_LESS_ONE.parse().unwrap();
-        clues.0[55] = 3;
-        let wrong = solve(&clues).unwrap();
-        let mut right = clues;
-        right.0[55] = 7;
-        let right = solve(&right).unwrap();
+        let (clues, wrong, right) = cell_55_as_3_or_7();
         let Some(cell) = (0..81).find(|&c| clues.0[c] == 0 && wrong.0[c] != right.0[c]) else {
             panic!("the two solutions differ beside cell 55");
         };
         let read_with_sureness = |sureness: f32| {
             let mut reading = reading_of(&clues, sureness);
-            let r = &mut reading.0[cell];
-            r.digit = right.0[cell];
-            r.handwritten = true;
-            r.confidence = 0.997;
-            r.probabilities = [0.003 / 9.0; CLASSES];
-            r.probabilities[r.digit as usize] = 0.997;
-            r.as_clue = [0.0; CLASSES];
-            r.as_clue[0] = 1.0;
+            written_in(&mut reading.0[cell], right.0[cell], 0.997);
             reading
         };
         let judged_in_video = |reading: &GridReading| {
