@@ -383,9 +383,10 @@ const POORLY_READ_LEAD: f32 = 1.0986123; // ln 3
 const READ_WELL: f32 = 0.93;
 
 /// More entries than this, read surely, that contradict a solution make it doubtful: somebody
-/// who filled in the grid is right far more often than not. A creased page, its folds shading the ink, read with a printed 8
-/// as 9 and a written 6 taken for print, solved as read, wrong, against 9 of its entries; on
-/// the 80 Kubiesa photos, filled in by hand, the solutions contradict none.
+/// who filled in the grid is right far more often than not. A creased page, its folds shading
+/// the ink, read with a printed 8 as 9 and a written 6 taken for print, solved as read, wrong,
+/// against 9 of its entries; on the 80 Kubiesa photos, filled in by hand, the solutions
+/// contradict none.
 const MOST_ENTRIES_AGAINST: usize = 2;
 
 /// Whether `solution` of `clues` contradicts more than [`MOST_ENTRIES_AGAINST`] of the entries
