@@ -331,6 +331,25 @@ impl Anchor {
         let Some(reference_from_current) = current_from_reference.inverse() else {
             return Ok(false);
         };
+        let compared: Vec<usize> = (0..81)
+            .filter(|&cell| {
+                self.digits[cell]
+                    && !covered[cell]
+                    && !current.washed[cell]
+                    && current.sees_cell(cell)
+            })
+            .collect();
+        // Two thirds must look unlike their own and more like another cell's digit: each
+        // search stops as soon as that is settled either way. On a same page held still most
+        // cells look like their own and a third of them settles it (this check's p50 on
+        // `hd.mp4`, 1080p, 0.48 -> 0.28 ms of the tracking's 2.6). Each unlike cell is held
+        // against up to 80 others, and a same page's quick move leaves more than half unlike
+        // their own (up to 62%): searched through, such frames cost up to 10 ms more (the track
+        // stage's p99 on `steady.mp4` 12-18 ms; 6.5-7.5 ms stopping early).
+        let needed = (2 * compared.len()).div_ceil(3);
+        if compared.len() < MIN_DIGITS_COMPARED {
+            return Ok(false);
+        }
         let side = anchor_side();
         let mut aligned = Mat::default();
         imgproc::warp_perspective(
@@ -342,26 +361,17 @@ impl Anchor {
             opencv::core::BORDER_REPLICATE,
             Scalar::default(),
         )?;
-        let mut compared: usize = 0;
         let mut unlike = Vec::new();
-        for (cell, &digit) in self.digits.iter().enumerate() {
-            let open = !covered[cell] && !current.washed[cell] && current.sees_cell(cell);
-            if !digit || !open {
-                continue;
+        for (looked, &cell) in compared.iter().enumerate() {
+            if unlike.len() + (compared.len() - looked) < needed {
+                return Ok(false);
             }
-            compared += 1;
             let own = likeness(&self.reference, cell, &aligned, cell)?;
             if own < LIKE_ITS_OWN {
                 unlike.push((cell, own));
             }
         }
-        // Two thirds must look more like another cell's digit: the search stops as soon as
-        // that is settled either way. Each unlike cell is held against up to 80 others, and a
-        // same page's quick move leaves more than half unlike their own (up to 62%): searched
-        // through, such frames cost up to 10 ms more (the track stage's p99 on `steady.mp4`
-        // 12-18 ms; 6.5-7.5 ms stopping early).
-        let needed = (2 * compared).div_ceil(3);
-        if compared < MIN_DIGITS_COMPARED || unlike.len() < needed {
+        if unlike.len() < needed {
             return Ok(false);
         }
         let mut elsewhere = 0;
@@ -377,7 +387,7 @@ impl Anchor {
             }
         }
         tracing::trace!(
-            compared,
+            compared = compared.len(),
             unlike = unlike.len(),
             elsewhere,
             "digits against the reference's"
