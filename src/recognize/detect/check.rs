@@ -601,31 +601,26 @@ impl Masks {
             let width = at[k + 1] - at[k];
             at[k] + width * 3 / 10..=at[k] + width * 7 / 10
         };
-        let crossed = [true, false]
-            .into_iter()
-            .enumerate()
-            .flat_map(|(way, horizontal)| (0..9).map(move |k| (way, horizontal, k)))
-            .filter(|&(way, horizontal, k)| {
-                let (ends, bow) = (&ruling.0[1 - way], &ruling.1[way]);
-                inside_cells(&ruling.0[way], k)
-                    .any(|c| self.coverage_along(c, ends, bow, horizontal, true) >= CROSSED_ALONG)
-            })
-            .count();
-        let crossed_cells = [true, false]
-            .into_iter()
-            .enumerate()
-            .flat_map(|(way, horizontal)| {
-                (0..9).flat_map(move |k| (0..9).map(move |j| (way, horizontal, k, j)))
-            })
-            .filter(|&(way, horizontal, k, j)| {
-                let ends = &ruling.0[1 - way];
-                inside_cells(&ruling.0[way], k).any(|c| {
-                    self.moved(c, ruling.1[way][j]).is_some_and(|c| {
-                        self.coverage(c, ends[j], ends[j + 1], horizontal, true) >= CROSSED_ALONG
-                    })
-                })
-            })
-            .count();
+        // Counted in plain loops: nested `flat_map`s over `[true, false]` had their state read
+        // uninitialised in one build (see `occlusion::Stretch::all`).
+        let (mut crossed, mut crossed_cells) = (0, 0);
+        for (way, horizontal) in [(0, true), (1, false)] {
+            let (ends, bow) = (&ruling.0[1 - way], &ruling.1[way]);
+            for k in 0..9 {
+                let along = inside_cells(&ruling.0[way], k)
+                    .any(|c| self.coverage_along(c, ends, bow, horizontal, true) >= CROSSED_ALONG);
+                crossed += usize::from(along);
+                for j in 0..9 {
+                    let across = inside_cells(&ruling.0[way], k).any(|c| {
+                        self.moved(c, ruling.1[way][j]).is_some_and(|c| {
+                            self.coverage(c, ends[j], ends[j + 1], horizontal, true)
+                                >= CROSSED_ALONG
+                        })
+                    });
+                    crossed_cells += usize::from(across);
+                }
+            }
+        }
         (crossed, crossed_cells)
     }
 }
